@@ -1,0 +1,148 @@
+"""`porter doctor`: what toolchains this machine has, and plainly how to get what is missing."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+
+from porter import clang
+from porter.build import toolchains
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # ok | missing | unavailable
+    detail: str
+    advice: str = ""
+    required: bool = True
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "detail": self.detail,
+            "advice": self.advice,
+            "required": self.required,
+        }
+
+
+def _tree_sitter() -> Check:
+    try:
+        from porter.parse import cuda_language
+
+        cuda_language()
+    except Exception as exc:  # an import or ABI mismatch: say which
+        return Check("tree-sitter-cuda", "missing", str(exc), "pip install tree-sitter tree-sitter-cuda")
+    return Check("tree-sitter-cuda", "ok", "grammar loads")
+
+
+def _nvcc() -> Check:
+    found = toolchains.find_nvccs()
+    if not found:
+        return Check(
+            "nvcc",
+            "missing",
+            "no nvcc on PATH, in CUDA_HOME, /usr/local/cuda or the nvidia-cuda-nvcc wheels",
+            "pip install nvidia-cuda-nvcc (or install the CUDA toolkit and put nvcc on PATH)",
+        )
+    return Check("nvcc", "ok", "; ".join(f"CUDA {n.version} at {n.path}" for n in found))
+
+
+def _nvcc12() -> Check:
+    nvcc = toolchains.find_nvcc(major=12)
+    if nvcc is None:
+        return Check(
+            "nvcc 12 (HIP-on-NVIDIA)",
+            "missing",
+            "HIP 5.7's nvidia_detail headers do not compile under CUDA 13; the hip-nvidia variant needs CUDA 12",
+            "pip install nvidia-cuda-nvcc-cu12 (only for `--variant hip-nvidia`)",
+            required=False,
+        )
+    return Check("nvcc 12 (HIP-on-NVIDIA)", "ok", f"CUDA {nvcc.version} at {nvcc.path}", required=False)
+
+
+def _hip() -> Check:
+    real = toolchains.find_real_rocm()
+    if real:
+        return Check("HIP toolchain", "ok", f"ROCm at {real.rocm_path} (HIP {real.hip_version}, clang {real.llvm_major})")
+    clang_path = toolchains.find_system_clang()
+    sysroot = toolchains.sysroot_dir()
+    problems, advice = [], []
+    if clang_path is None:
+        problems.append("no clang++ ≥ 17 (Debian 12: clang-19)")
+        advice.append("apt-get install clang-19 lld-19")
+    if not (sysroot / ".complete").is_file():
+        problems.append(f"no ROCm under /opt/rocm and no compile-only sysroot at {sysroot}")
+        advice.append("porter setup rocm-sysroot")
+    if problems:
+        return Check("HIP toolchain", "missing", "; ".join(problems), "; ".join(advice))
+    hip = toolchains.find_sysroot_toolchain()
+    return Check(
+        "HIP toolchain",
+        "ok",
+        f"compile-only ROCm sysroot (HIP {hip.hip_version}) at {sysroot} with {hip.clang} (LLVM {hip.llvm_major})",
+    )
+
+
+def _lld() -> Check:
+    for name in ("ld.lld-19", "ld.lld-20", "ld.lld"):
+        if shutil.which(name):
+            return Check("lld (AMDGPU device link)", "ok", shutil.which(name))
+    return Check("lld (AMDGPU device link)", "missing", "clang links AMDGPU code objects with lld", "apt-get install lld-19")
+
+
+def _targets() -> list[Check]:
+    hip = toolchains.find_hip_toolchain()
+    checks = []
+    for target in ("gfx90a", "gfx942", "gfx950"):
+        if hip is None:
+            checks.append(Check(f"target {target}", "missing", "no HIP toolchain", "see HIP toolchain above"))
+        elif hip.supports(target):
+            checks.append(Check(f"target {target}", "ok", f"LLVM {hip.llvm_major} compiles it"))
+        else:
+            need = toolchains.TARGET_MIN_LLVM[target]
+            checks.append(
+                Check(
+                    f"target {target}",
+                    "unavailable",
+                    f"needs LLVM {need}; this toolchain has LLVM {hip.llvm_major}",
+                    "a ROCm 7 install, or a clang ≥ 20",
+                    required=False,
+                )
+            )
+    return checks
+
+
+def _libclang() -> Check:
+    library = clang.find_libclang()
+    headers = toolchains.cuda_headers_dir()
+    if library is None:
+        return Check("libclang", "missing", "Debian's libclang-19 is not installed", "apt-get install libclang1-19")
+    if clang.resource_dir_for(library) is None:
+        return Check("libclang", "missing", f"{library} has no clang resource headers", "apt-get install clang-19")
+    if headers is None:
+        return Check(
+            "libclang",
+            "missing",
+            f"{library} found, but not the CUDA 12.9 headers it parses against",
+            "porter setup cuda-headers",
+        )
+    return Check("libclang", "ok", f"{library} with CUDA headers at {headers}")
+
+
+def _torch() -> Check:
+    found = toolchains.find_torch()
+    if found is None:
+        return Check(
+            "torch (optional)", "missing", "PyTorch extensions build without it; hipify comparisons need it",
+            "pip install torch==2.13.0", required=False,
+        )  # fmt: skip
+    version, path = found
+    hipify = path / "utils" / "hipify" / "hipify_python.py"
+    detail = f"torch {version} at {path}" + ("" if hipify.is_file() else " (no torch.utils.hipify)")
+    return Check("torch (optional)", "ok", detail, required=False)
+
+
+def run_checks() -> list[Check]:
+    return [_tree_sitter(), _nvcc(), _nvcc12(), _hip(), _lld(), *_targets(), _libclang(), _torch()]

@@ -1,0 +1,177 @@
+"""Provisioning the compile-only toolchain pieces into porter's cache, never into the system.
+
+- The ROCm sysroot: Debian 13 (trixie) packages of HIP 5.7 and its libraries, fetched with
+  `apt-get download` through a private sources list and lists directory (the system's apt
+  state is untouched) and unpacked with `dpkg -x`.
+- The CUDA 12.9 headers that libclang parses against, unpacked from NVIDIA's PyPI wheels.
+
+Both land in a temporary directory first and are renamed into place when complete, so an
+interrupted setup never leaves a half-provisioned tree behind.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from porter.build import toolchains
+
+SYSROOT_PACKAGES = (
+    "libamdhip64-dev",
+    "rocm-device-libs-17",
+    "libhipcub-dev",
+    "librocprim-dev",
+    "librocthrust-dev",
+    "libhipblas-dev",
+    "libhipsparse-dev",
+    "libhiprand-dev",
+    "librocrand-dev",
+    "librocblas-dev",
+    "librccl-dev",
+    "libhipfft-dev",
+    "libhipsolver-dev",
+)
+
+CUDA_HEADER_WHEELS = (
+    "nvidia-cuda-runtime-cu12==12.9.79",
+    "nvidia-cuda-nvcc-cu12==12.9.86",
+    "nvidia-curand-cu12==10.3.10.19",
+    "nvidia-cuda-cccl-cu12==12.9.27",
+)
+
+DEBIAN_KEYRINGS = {
+    "trixie": "/usr/share/keyrings/debian-archive-trixie-stable.gpg",
+    "sid": "/usr/share/keyrings/debian-archive-keyring.gpg",
+    "experimental": "/usr/share/keyrings/debian-archive-keyring.gpg",
+}
+
+
+class ProvisionError(Exception):
+    """A toolchain piece could not be provisioned; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class PrivateApt:
+    """apt-get pointed at its own sources list, lists and cache under `state`."""
+
+    state: Path
+    suite: str
+
+    def options(self) -> list[str]:
+        return [
+            "-o", f"Dir::Etc::SourceList={self.state / 'sources.list'}",
+            "-o", "Dir::Etc::SourceParts=/dev/null",
+            "-o", f"Dir::State::Lists={self.state / 'lists'}",
+            "-o", f"Dir::Cache={self.state / 'cache'}",
+            "-o", "Dir::State::Status=/dev/null",
+            "-o", "Debug::NoLocking=1",
+            "-o", "APT::Sandbox::User=root",
+        ]  # fmt: skip
+
+    def prepare(self) -> None:
+        keyring = DEBIAN_KEYRINGS.get(self.suite, DEBIAN_KEYRINGS["sid"])
+        if not Path(keyring).is_file():
+            raise ProvisionError(f"the Debian archive key for {self.suite} is missing ({keyring}); install debian-archive-keyring")
+        for sub in ("lists/partial", "cache/archives/partial"):
+            (self.state / sub).mkdir(parents=True, exist_ok=True)
+        line = f"deb [signed-by={keyring}] http://deb.debian.org/debian {self.suite} main\n"
+        (self.state / "sources.list").write_text(line)
+        self._apt(["update"], cwd=self.state)
+
+    def download(self, packages: tuple[str, ...], into: Path) -> list[Path]:
+        into.mkdir(parents=True, exist_ok=True)
+        names = [f"{p}/{self.suite}" if self.suite == "experimental" else p for p in packages]
+        self._apt(["download", *names], cwd=into)
+        return sorted(into.glob("*.deb"))
+
+    def _apt(self, arguments: list[str], cwd: Path) -> None:
+        if shutil.which("apt-get") is None:
+            raise ProvisionError("apt-get is not available: the ROCm sysroot is built from Debian packages")
+        result = subprocess.run(["apt-get", *self.options(), *arguments], cwd=cwd, capture_output=True, text=True)
+        if result.returncode != 0:
+            tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
+            raise ProvisionError(f"apt-get {arguments[0]} ({self.suite}) failed: {' | '.join(tail)}")
+
+
+def _extract_debs(debs: list[Path], into: Path) -> None:
+    if shutil.which("dpkg") is None:
+        raise ProvisionError("dpkg is not available: it unpacks the Debian packages of the sysroot")
+    for deb in debs:
+        result = subprocess.run(["dpkg", "-x", str(deb), str(into)], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise ProvisionError(f"dpkg -x {deb.name} failed: {result.stderr.strip()}")
+
+
+def _install_atomically(final: Path, build) -> Path:
+    """Run build(tmpdir) and rename the result into place; a failure leaves nothing behind."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=final.name + ".", dir=final.parent))
+    try:
+        build(work)
+        (work / ".complete").write_text("ok\n")
+        if final.exists():
+            shutil.rmtree(final)
+        work.rename(final)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return final
+
+
+def provision_header_set(suite: str, packages: tuple[str, ...], final: Path, force: bool = False) -> Path:
+    """Debian packages of one suite, unpacked under `final`."""
+    if (final / ".complete").is_file() and not force:
+        return final
+
+    def build(work: Path) -> None:
+        apt = PrivateApt(work / "apt", suite)
+        apt.prepare()
+        debs = apt.download(packages, work / "debs")
+        _extract_debs(debs, work)
+        (work / "packages.txt").write_text("".join(d.name + "\n" for d in debs))
+        shutil.rmtree(work / "apt")
+        shutil.rmtree(work / "debs")
+
+    return _install_atomically(final, build)
+
+
+def provision_sysroot(force: bool = False) -> Path:
+    return provision_header_set("trixie", SYSROOT_PACKAGES, toolchains.sysroot_dir(), force)
+
+
+def provision_cuda_headers(force: bool = False) -> Path:
+    final = toolchains.cuda_headers_path()
+    if toolchains.cuda_headers_dir() and not force:
+        return final
+
+    def build(work: Path) -> None:
+        wheels = work / "wheels"
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-d", str(wheels)]
+        result = subprocess.run([*command, *CUDA_HEADER_WHEELS], capture_output=True, text=True)
+        if result.returncode != 0:
+            tail = result.stderr.strip().splitlines()[-2:]
+            raise ProvisionError(f"pip could not download the CUDA 12.9 header wheels: {' | '.join(tail)}")
+        for wheel in sorted(wheels.glob("*.whl")):
+            _extract_includes(wheel, work)
+        (work / "bin").mkdir(exist_ok=True)
+        shutil.rmtree(wheels)
+
+    return _install_atomically(final, build)
+
+
+def _extract_includes(wheel: Path, into: Path) -> None:
+    """Merge each wheel's nvidia/<component>/include/ into one include/ tree."""
+    with zipfile.ZipFile(wheel) as archive:
+        for member in archive.infolist():
+            parts = member.filename.split("/")
+            if len(parts) < 4 or parts[0] != "nvidia" or parts[2] != "include" or member.is_dir():
+                continue
+            target = into / "include" / Path(*parts[3:])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(member) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)

@@ -1,0 +1,182 @@
+"""The `porter` command line: thin, it parses flags, calls the pipeline and renders."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from porter import __version__
+
+app = typer.Typer(
+    name="porter",
+    help="Take CUDA code, PyTorch extensions included, to AMD GPUs running ROCm/HIP.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class ScanFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+    SARIF = "sarif"
+
+
+class PlainFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
+class SetupPart(StrEnum):
+    ALL = "all"
+    ROCM_SYSROOT = "rocm-sysroot"
+    CUDA_HEADERS = "cuda-headers"
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"porter: error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def write_output(text: str, output: Path | None) -> None:
+    """Print, or write atomically: a temporary file in the same directory, then a rename."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"porter {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+) -> None:
+    """porter: scan, convert, build and verify CUDA→ROCm ports."""
+
+
+@app.command()
+def scan(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories; the first is the root of reported paths.")],
+    format: Annotated[ScanFormat, typer.Option("--format", "-f", help="Output format.")] = ScanFormat.TEXT,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    target: Annotated[list[str] | None, typer.Option("--target", help="AMD targets, e.g. gfx942 (repeat or comma-separate).")] = None,
+    rocm_version: Annotated[str | None, typer.Option("--rocm-version", help="ROCm release the port targets (default 6.4).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: all cores).")] = None,
+    deep: Annotated[str, typer.Option("--deep", help="libclang layer: auto (where rules need it), always, never.")] = "auto",
+) -> None:
+    """Scan CUDA sources and build files for what breaks or changes on AMD GPUs."""
+    from porter.config import ConfigError, load_config
+    from porter.discover import DiscoveryError
+    from porter.report.sarif import to_sarif
+    from porter.report.text import format_findings
+    from porter.scan import Deep, scan as run_scan
+
+    try:
+        deep_mode = Deep(deep)
+    except ValueError:
+        raise fail(f"--deep must be one of auto, always, never (got {deep!r})")
+    try:
+        config = load_config(paths[0]).with_overrides(target, rocm_version)
+        result = run_scan(paths, config, jobs=jobs, deep=deep_mode)
+    except (ConfigError, DiscoveryError) as exc:
+        raise fail(str(exc))
+    if format is ScanFormat.JSON:
+        text = json.dumps(result.to_json(), indent=2) + "\n"
+    elif format is ScanFormat.SARIF:
+        text = json.dumps(to_sarif(result.findings, result.root.resolve().as_uri() + "/"), indent=2) + "\n"
+    else:
+        text = format_findings(result.findings, result.summary())
+    write_output(text, output)
+
+
+@app.command()
+def rules(
+    rule_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="A rule id (API001) or name to explain.")] = None,
+    format: Annotated[PlainFormat, typer.Option("--format", "-f")] = PlainFormat.TEXT,
+) -> None:
+    """List the rules, or explain one: what it detects, why it breaks on AMD, an example, the fix."""
+    from porter.rules import all_rules
+
+    catalogue = all_rules()
+    if rule_id is None:
+        if format is PlainFormat.JSON:
+            rows = [
+                {"id": r.id, "name": r.name, "category": r.category, "severity": str(r.severity), "fix": str(r.fix), "summary": r.summary}
+                for r in catalogue.values()
+            ]
+            typer.echo(json.dumps(rows, indent=2))
+            return
+        for r in catalogue.values():
+            typer.echo(f"{r.id}  {r.name:<32} {r.category:<18} {r.severity:<8} {r.fix:<9} {r.summary}")
+        return
+    rule = catalogue.get(rule_id.upper()) or next((r for r in catalogue.values() if r.name == rule_id), None)
+    if rule is None:
+        raise fail(f"no rule {rule_id!r}; `porter rules` lists them")
+    if format is PlainFormat.JSON:
+        typer.echo(json.dumps({"id": rule.id, "name": rule.name, "category": rule.category, "documentation": rule.explain()}, indent=2))
+    else:
+        typer.echo(rule.explain(), nl=False)
+
+
+@app.command()
+def doctor(format: Annotated[PlainFormat, typer.Option("--format", "-f")] = PlainFormat.TEXT) -> None:
+    """Report the toolchains porter can use here, and how to get what is missing."""
+    from porter.build.doctor import run_checks
+
+    checks = run_checks()
+    missing = [c for c in checks if c.required and c.status != "ok"]
+    if format is PlainFormat.JSON:
+        typer.echo(json.dumps({"checks": [c.to_json() for c in checks], "ok": not missing}, indent=2))
+    else:
+        for c in checks:
+            mark = {"ok": "ok", "missing": "MISSING", "unavailable": "unavailable"}[c.status]
+            typer.echo(f"{mark:<12} {c.name}: {c.detail}")
+            if c.status != "ok" and c.advice:
+                typer.echo(f"{'':<12} get it: {c.advice}")
+    raise typer.Exit(1 if missing else 0)
+
+
+@app.command()
+def setup(
+    part: Annotated[SetupPart, typer.Argument(help="What to provision into porter's cache.")] = SetupPart.ALL,
+    force: Annotated[bool, typer.Option("--force", help="Provision again even if present.")] = False,
+) -> None:
+    """Provision the compile-only ROCm sysroot and the CUDA 12.9 headers libclang parses against."""
+    from porter.build import provision
+
+    steps = {
+        SetupPart.ROCM_SYSROOT: ("ROCm sysroot (Debian 13 HIP 5.7 packages)", provision.provision_sysroot),
+        SetupPart.CUDA_HEADERS: ("CUDA 12.9 headers (NVIDIA wheels)", provision.provision_cuda_headers),
+    }
+    chosen = list(steps) if part is SetupPart.ALL else [part]
+    for key in chosen:
+        label, action = steps[key]
+        try:
+            path = action(force=force)
+        except provision.ProvisionError as exc:
+            raise fail(f"{label}: {exc}", code=1)
+        typer.echo(f"ok  {label}: {path}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,118 @@
+"""Project configuration: `[tool.porter]` in pyproject.toml, or a porter.toml.
+
+    [tool.porter]
+    include = ["third_party/mykernels/**"]   # force-include, even inside vendored trees
+    exclude = ["tests/fixtures/**"]          # more paths to skip
+    vendored = true                          # skip third_party/, cutlass/, ... (default)
+    targets = ["gfx942"]
+    rocm-version = "6.4"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_TARGETS = ("gfx942",)
+DEFAULT_ROCM_VERSION = "6.4"
+KNOWN_TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201")
+
+
+class ConfigError(Exception):
+    """A configuration file or option is wrong; the message names the file and key."""
+
+
+@dataclass
+class Config:
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    skip_vendored: bool = True
+    targets: tuple[str, ...] = DEFAULT_TARGETS
+    rocm_version: str = DEFAULT_ROCM_VERSION
+    source: Path | None = None
+    raw: dict = field(default_factory=dict)
+
+    def with_overrides(self, targets: list[str] | None, rocm_version: str | None) -> Config:
+        if targets:
+            self.targets = validate_targets(targets, "--target")
+        if rocm_version:
+            self.rocm_version = validate_rocm_version(rocm_version, "--rocm-version")
+        return self
+
+
+def validate_targets(values: list[str], where: str) -> tuple[str, ...]:
+    targets: list[str] = []
+    for value in values:
+        for target in str(value).split(","):
+            target = target.strip()
+            if not target:
+                continue
+            if target not in KNOWN_TARGETS:
+                raise ConfigError(
+                    f"{where}: unknown AMD target {target!r}; known targets: {', '.join(KNOWN_TARGETS)}"
+                )
+            targets.append(target)
+    if not targets:
+        raise ConfigError(f"{where}: no target given")
+    return tuple(dict.fromkeys(targets))
+
+
+def validate_rocm_version(value: str, where: str) -> str:
+    parts = str(value).split(".")
+    if not 1 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        raise ConfigError(f"{where}: ROCm version must look like 6.4 or 7.0.1, got {value!r}")
+    return str(value)
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("."))
+
+
+def _string_list(table: dict, key: str, where: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: `{key}` must be a list of strings")
+    return value
+
+
+def _from_table(table: dict, where: str, source: Path) -> Config:
+    known = {"include", "exclude", "vendored", "targets", "rocm-version", "verify"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    config = Config(source=source, raw=table)
+    config.include = _string_list(table, "include", where)
+    config.exclude = _string_list(table, "exclude", where)
+    vendored = table.get("vendored", True)
+    if not isinstance(vendored, bool):
+        raise ConfigError(f"{where}: `vendored` must be true or false")
+    config.skip_vendored = vendored
+    if "targets" in table:
+        config.targets = validate_targets(_string_list(table, "targets", where), f"{where}: targets")
+    if "rocm-version" in table:
+        config.rocm_version = validate_rocm_version(table["rocm-version"], f"{where}: rocm-version")
+    return config
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+
+
+def load_config(root: Path) -> Config:
+    """porter.toml wins over pyproject.toml; neither present gives the defaults."""
+    root = root if root.is_dir() else root.parent
+    porter_toml = root / "porter.toml"
+    if porter_toml.is_file():
+        data = _read_toml(porter_toml)
+        table = data.get("tool", {}).get("porter", data)
+        return _from_table(table, str(porter_toml), porter_toml)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject).get("tool", {}).get("porter")
+        if table is not None:
+            return _from_table(table, f"{pyproject} [tool.porter]", pyproject)
+    return Config()

@@ -1,0 +1,121 @@
+"""The finding model: what a rule reports, and the byte-range edits that fix it.
+
+Rules never rewrite anything themselves. They report findings; each finding may carry
+edits (byte ranges plus replacement bytes) that the one rewriter applies later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class FixKind(StrEnum):
+    AUTO = "auto"
+    SUGGESTED = "suggested"
+    MANUAL = "manual"
+
+
+class Engine(StrEnum):
+    TREE_SITTER = "tree-sitter"
+    LIBCLANG = "libclang"
+
+
+CATEGORIES = (
+    "api",
+    "library",
+    "build",
+    "warp-size",
+    "lane-mask",
+    "warp-sync",
+    "inline-asm",
+    "matrix",
+    "async-copy",
+    "launch-bounds",
+    "shared-memory",
+    "numeric-format",
+    "cooperative-groups",
+    "arch-guard",
+    "torch-extension",
+)
+
+SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace bytes [start, end) of a file with `replacement`.
+
+    `mode` says which conversion mode the edit belongs to: "hip" edits rename to HIP
+    names (the portable mode keeps CUDA names and maps them in its compat header),
+    "any" edits apply in every mode.
+    """
+
+    start: int
+    end: int
+    replacement: bytes
+    mode: str = "any"
+
+    def to_json(self) -> dict:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "replacement": self.replacement.decode("utf-8", "surrogateescape"),
+            "mode": self.mode,
+        }
+
+
+@dataclass(frozen=True)
+class Span:
+    """A located byte range: 1-based lines and columns, end exclusive."""
+
+    start_byte: int
+    end_byte: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    category: str
+    severity: Severity
+    fix: FixKind
+    message: str
+    file: str
+    span: Span
+    engine: Engine = Engine.TREE_SITTER
+    edits: tuple[Edit, ...] = field(default=())
+    snippet: str = ""
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    def sort_key(self) -> tuple:
+        return (self.file, self.span.start_byte, self.rule, self.span.end_byte)
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.span.line,
+            "column": self.span.column,
+            "end_line": self.span.end_line,
+            "end_column": self.span.end_column,
+            "rule": self.rule,
+            "category": self.category,
+            "severity": str(self.severity),
+            "message": self.message,
+            "fix": str(self.fix),
+            "engine": str(self.engine),
+            "edits": [e.to_json() for e in self.edits],
+            "snippet": self.snippet,
+        }

@@ -1,0 +1,111 @@
+"""Parsing: tree-sitter-cuda for every C-family file.
+
+Real CUDA often parses with ERROR nodes (macros tree-sitter cannot expand, CUDA syntax the
+grammar lacks). That is normal: rules work on whatever nodes exist and fall back to token
+context where the tree is broken. The libclang layer (porter.clang) deepens files on demand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+
+import tree_sitter
+import tree_sitter_cuda
+
+from porter.source import SourceFile
+
+
+@cache
+def cuda_language() -> tree_sitter.Language:
+    return tree_sitter.Language(tree_sitter_cuda.language())
+
+
+@cache
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(cuda_language())
+
+
+@cache
+def query(pattern: str) -> tree_sitter.Query:
+    return tree_sitter.Query(cuda_language(), pattern)
+
+
+def captures(pattern: str, node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
+    return tree_sitter.QueryCursor(query(pattern)).captures(node)
+
+
+class Context(StrEnum):
+    CODE = "code"
+    COMMENT = "comment"
+    STRING = "string"
+    MACRO_BODY = "macro-body"  # inside #define: raw text tree-sitter does not parse
+    INCLUDE = "include"
+    MEMBER = "member"  # after `.` or `->`: a field, not a free name
+    ASM = "asm"  # the template string of an asm statement
+
+
+_STRING_TYPES = frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content", "escape_sequence"})
+
+
+@dataclass
+class ParsedFile:
+    source: SourceFile
+    tree: tree_sitter.Tree | None
+
+    @property
+    def root(self) -> tree_sitter.Node | None:
+        return self.tree.root_node if self.tree else None
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.tree and self.tree.root_node.has_error)
+
+    def context_at(self, start: int, end: int) -> Context:
+        """What kind of text the byte range sits in."""
+        if self.tree is None:
+            return Context.CODE
+        node = self.tree.root_node.descendant_for_byte_range(start, end)
+        first = True
+        while node is not None:
+            kind = node.type
+            if kind == "comment":
+                return Context.COMMENT
+            if kind in ("system_lib_string",) or (kind == "string_literal" and _parent_type(node) == "preproc_include"):
+                return Context.INCLUDE
+            if kind in ("preproc_arg",):
+                return Context.MACRO_BODY
+            if kind == "gnu_asm_expression":
+                return Context.ASM
+            if kind in _STRING_TYPES:
+                return Context.ASM if _inside(node, "gnu_asm_expression") else Context.STRING
+            if first and kind == "field_identifier":
+                return Context.MEMBER
+            first = False
+            node = node.parent
+        return Context.CODE
+
+
+def _parent_type(node: tree_sitter.Node) -> str | None:
+    return node.parent.type if node.parent else None
+
+
+def _inside(node: tree_sitter.Node, kind: str) -> bool:
+    while node is not None:
+        if node.type == kind:
+            return True
+        node = node.parent
+    return False
+
+
+def parse(source: SourceFile) -> ParsedFile:
+    if not source.kind.is_c_family:
+        return ParsedFile(source=source, tree=None)
+    return ParsedFile(source=source, tree=_parser().parse(source.data))
+
+
+def error_count(parsed: ParsedFile) -> int:
+    if not parsed.has_errors:
+        return 0
+    return len(captures("(ERROR) @e", parsed.root).get("e", []))

@@ -1,0 +1,23 @@
+"""The rule families. Each module declares RULES and a `check(ctx)`; some also deepen with libclang."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from porter.rules import api, build, library
+from porter.rules.base import FileContext, Rule
+
+FAMILIES: tuple[ModuleType, ...] = (api, library, build)
+
+
+def all_rules() -> dict[str, Rule]:
+    rules: dict[str, Rule] = {}
+    for family in FAMILIES:
+        for rule in family.RULES:
+            if rule.id in rules:
+                raise RuntimeError(f"duplicate rule id {rule.id}")
+            rules[rule.id] = rule
+    return dict(sorted(rules.items()))
+
+
+__all__ = ["FAMILIES", "FileContext", "Rule", "all_rules"]

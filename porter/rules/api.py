@@ -1,0 +1,244 @@
+"""API renames (category `api`): CUDA runtime and driver names, types, constants, headers, launches."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from porter.clang import ClangUnit
+from porter.findings import Edit, Engine, Finding, FixKind, Severity
+from porter.rules.availability import Availability, availability, describe, severity_and_fix
+from porter.rules.base import FileContext, Rule
+from porter.rules.names import include_paths
+from porter.rules.tables import NameEntry
+
+RUNTIME_RENAME = Rule(
+    id="API001",
+    name="runtime-api-rename",
+    category="api",
+    severity=Severity.INFO,
+    fix=FixKind.AUTO,
+    summary="CUDA runtime function with a HIP equivalent",
+    what="Finds calls and references to CUDA runtime functions (`cudaMalloc`, `cudaMemcpyAsync`, ...) that HIP provides under another name.",
+    why="""
+        hipcc does not declare CUDA names. Without a rename, or a compat header that maps
+        the name under `__HIP_PLATFORM_AMD__`, the file does not compile for AMD.
+        """,
+    example="cudaMalloc(&ptr, bytes);",
+    use_instead="""
+        In a HIP tree: `hipMalloc(&ptr, bytes);`. In a portable port porter keeps the CUDA
+        name and maps it in the generated compat header. If the HIP name is newer than the
+        targeted ROCm, the finding says so and becomes a warning or an error.
+        """,
+    references=("HIP runtime API: https://rocm.docs.amd.com/projects/HIP/en/latest/reference/hip_runtime_api_reference.html",),
+)
+
+DRIVER_RENAME = Rule(
+    id="API002",
+    name="driver-api-rename",
+    category="api",
+    severity=Severity.INFO,
+    fix=FixKind.AUTO,
+    summary="CUDA driver API function with a HIP equivalent",
+    what="Finds CUDA driver API functions (`cuModuleLoad`, `cuLaunchKernel`, ...) that HIP implements.",
+    why="HIP merges the driver API into its runtime under hip* names (`cuLaunchKernel` is `hipModuleLaunchKernel`); the CUDA names do not exist on ROCm.",
+    example="cuModuleLoadData(&module, image);",
+    use_instead="`hipModuleLoadData(&module, image);`: HIP has no separate driver library, link amdhip64.",
+)
+
+TYPE_RENAME = Rule(
+    id="API003",
+    name="type-rename",
+    category="api",
+    severity=Severity.INFO,
+    fix=FixKind.AUTO,
+    summary="CUDA type with a HIP equivalent",
+    what="Finds CUDA runtime and driver types (`cudaStream_t`, `cudaDeviceProp`, `CUresult`, `__nv_bfloat16`, ...).",
+    why="The types are declared only by the CUDA headers; HIP declares its own, sometimes under a different shape of name (`cudaDeviceProp` is `hipDeviceProp_t`).",
+    example="cudaStream_t stream;\ncudaDeviceProp prop;",
+    use_instead="`hipStream_t stream; hipDeviceProp_t prop;` (or keep the CUDA names behind the compat header).",
+)
+
+CONSTANT_RENAME = Rule(
+    id="API004",
+    name="constant-rename",
+    category="api",
+    severity=Severity.INFO,
+    fix=FixKind.AUTO,
+    summary="CUDA enumerator, constant or macro with a HIP equivalent",
+    what="Finds CUDA enumerators and constants (`cudaMemcpyHostToDevice`, `cudaSuccess`, `CU_CTX_SCHED_AUTO`, `__CUDACC__`, ...).",
+    why="HIP spells these differently and sometimes gives them other values; the CUDA spellings are undeclared under hipcc.",
+    example="cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);",
+    use_instead="`hipMemcpy(d, h, n, hipMemcpyHostToDevice);`",
+)
+
+HEADER_RENAME = Rule(
+    id="API005",
+    name="header-rename",
+    category="api",
+    severity=Severity.INFO,
+    fix=FixKind.AUTO,
+    summary="CUDA runtime header with a HIP equivalent",
+    what="Finds `#include`s of CUDA runtime headers (`cuda_runtime.h`, `cuda_fp16.h`, `cooperative_groups.h`, ...).",
+    why="ROCm does not ship the CUDA headers; the HIP ones live under `hip/`.",
+    example="#include <cuda_runtime.h>\n#include <cuda_fp16.h>",
+    use_instead="`#include <hip/hip_runtime.h>` and `#include <hip/hip_fp16.h>`; a portable port includes porter's compat header instead.",
+)
+
+KERNEL_LAUNCH = Rule(
+    id="API006",
+    name="kernel-launch",
+    category="api",
+    severity=Severity.INFO,
+    fix=FixKind.AUTO,
+    summary="`<<<...>>>` kernel launch (legal under hip-clang, kept)",
+    what="Inventories triple-chevron kernel launches.",
+    why="""
+        Nothing breaks: hip-clang compiles `kernel<<<grid, block, shmem, stream>>>(...)` as it is,
+        so porter keeps the launch. It is reported because the launch configuration matters to
+        later checks: a block size that assumes 32-wide warps, or dynamic shared memory above
+        the AMD LDS limit.
+        """,
+    example="scale<<<blocks, 256, 0, stream>>>(x, n);",
+    use_instead="Nothing to change. `hipLaunchKernelGGL(scale, blocks, 256, 0, stream, x, n)` is the macro form, needed only for old hipcc.",
+)
+
+UNSUPPORTED_API = Rule(
+    id="API007",
+    name="unsupported-api",
+    category="api",
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="CUDA API with no HIP equivalent in the targeted ROCm",
+    what="""
+        Finds CUDA runtime and driver names that HIP does not provide: either no HIP release
+        declares an equivalent (checked against the HIP 5.7, 6.4 and 7.2 headers), or the
+        equivalent is newer than the ROCm version targeted (`--rocm-version`).
+        """,
+    why="A rename cannot fix what does not exist: hipify renames such names anyway and the result fails to compile.",
+    example="cudaGraphInstantiateWithParams(&exec, graph, &params);",
+    use_instead="Restructure around an API HIP has, guard the call with `#ifndef __HIP_PLATFORM_AMD__`, or raise the ROCm version the port targets.",
+)
+
+TOKEN_PASTED_API = Rule(
+    id="API008",
+    name="token-pasted-api",
+    category="api",
+    severity=Severity.WARNING,
+    fix=FixKind.MANUAL,
+    summary="CUDA API name built by token pasting in a macro",
+    what="""
+        Finds macros that build CUDA API names with `##` (`#define CALL(f, ...) cuda##f(__VA_ARGS__)`),
+        and, through libclang's macro expansion, every use of such a macro and the API it reaches.
+        """,
+    why="No renaming tool sees `cudaMalloc` in `CALL(Malloc, &p, n)`: the name exists only after preprocessing. hipify leaves it, and the port fails to compile.",
+    example="#define CUDA_CALL(fn, ...) cuda##fn(__VA_ARGS__)\nCUDA_CALL(Malloc, &ptr, bytes);",
+    use_instead="Paste a prefix that the port defines per platform (`#define GPU_PREFIX(fn) hip##fn` under `__HIP_PLATFORM_AMD__`), or spell the calls out.",
+)
+
+RULES = (
+    RUNTIME_RENAME,
+    DRIVER_RENAME,
+    TYPE_RENAME,
+    CONSTANT_RENAME,
+    HEADER_RENAME,
+    KERNEL_LAUNCH,
+    UNSUPPORTED_API,
+    TOKEN_PASTED_API,
+)
+
+_PASTED = re.compile(rb"(?<![\w$])(cuda|cu|CU|CUDA_|cublas|cusparse|curand|cufft|cusolver|nccl)\s*##|##\s*(cuda|cu)[A-Z]\w*")
+
+
+def _rule_for(entry: NameEntry) -> Rule:
+    if entry.kind == "type":
+        return TYPE_RENAME
+    if entry.kind == "constant":
+        return CONSTANT_RENAME
+    return DRIVER_RENAME if entry.family == "driver" else RUNTIME_RENAME
+
+
+def name_finding(ctx: FileContext, start: int, end: int, entry: NameEntry, rule: Rule, unsupported: Rule) -> Finding:
+    """A rename when HIP has the name in the targeted ROCm, else the family's unsupported rule."""
+    state = availability(entry, ctx.config.rocm_version, ctx.tables.checked_from.get(entry.family, "5.7"))
+    severity, fix = severity_and_fix(state)
+    message = describe(entry, state, ctx.config.rocm_version)
+    if state in (Availability.MISSING, Availability.TOO_NEW):
+        return unsupported.finding(ctx, start, end, message, severity=severity, fix=fix)
+    edit = Edit(start, end, entry.hip.encode(), mode="hip")
+    return rule.finding(ctx, start, end, message, edits=(edit,), severity=severity, fix=fix)
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    if not ctx.source.kind.is_c_family:
+        return
+    for hit in ctx.table_hits:
+        if hit.entry.category == "api":
+            yield name_finding(ctx, hit.start, hit.end, hit.entry, _rule_for(hit.entry), UNSUPPORTED_API)
+    for start, end, path in include_paths(ctx):
+        entry = ctx.tables.includes.get(path)
+        if entry is not None and entry.category == "api":
+            yield name_finding(ctx, start, end, entry, HEADER_RENAME, UNSUPPORTED_API)
+    yield from _launches(ctx)
+    yield from _pasting_macros(ctx)
+
+
+def _launches(ctx: FileContext) -> Iterable[Finding]:
+    from porter.parse import captures
+
+    for node in captures("(call_expression function: (_) @kernel (kernel_call_syntax) @launch)", ctx.parsed.root).get(
+        "launch", []
+    ):
+        call = node.parent
+        kernel = call.child_by_field_name("function")
+        name = ctx.source.text(kernel.start_byte, kernel.end_byte) if kernel else "kernel"
+        config = ctx.source.text(node.start_byte, node.end_byte)
+        yield KERNEL_LAUNCH.finding(
+            ctx, call.start_byte, node.end_byte, f"launch of `{name}` with `{config}` compiles as is under hip-clang"
+        )
+
+
+def _pasting_macros(ctx: FileContext) -> Iterable[Finding]:
+    from porter.parse import captures
+
+    for node in captures("(preproc_arg) @body", ctx.parsed.root).get("body", []):
+        body = ctx.source.data[node.start_byte : node.end_byte]
+        for match in _PASTED.finditer(body):
+            start = node.start_byte + match.start()
+            yield TOKEN_PASTED_API.finding(
+                ctx,
+                start,
+                node.start_byte + match.end(),
+                f"macro body pastes a CUDA API name (`{match.group().decode(errors='replace')}`); renaming cannot reach the names it builds",
+            )
+
+
+# -- libclang: the uses of pasting macros, resolved ----------------------------------------
+
+
+def wants_clang(ctx: FileContext) -> bool:
+    return ctx.source.kind.is_c_family and b"##" in ctx.source.data and _PASTED.search(ctx.source.data) is not None
+
+
+def check_clang(ctx: FileContext, unit: ClangUnit) -> Iterable[Finding]:
+    data = ctx.source.data
+    pasting = {name for name, body in unit.macro_definitions.items() if _PASTED.search(body.encode())}
+    if not pasting:
+        return
+    seen: set[tuple[int, str]] = set()
+    for reference in unit.references:
+        entry = ctx.tables.identifiers.get(reference.name)
+        if entry is None or data.startswith(reference.name.encode(), reference.offset):
+            continue  # spelled out in the source: the token pass already reports it
+        use = next((m for m in unit.macro_uses if m.offset == reference.offset and m.name in pasting), None)
+        if use is None or (use.offset, reference.name) in seen:
+            continue
+        seen.add((use.offset, reference.name))
+        target = f"`{entry.hip}`" if entry.hip else "nothing in HIP"
+        yield TOKEN_PASTED_API.finding(
+            ctx,
+            use.offset,
+            use.end_offset,
+            f"`{use.name}(...)` expands to `{reference.name}` by token pasting; in HIP that is {target}",
+            engine=Engine.LIBCLANG,
+        )

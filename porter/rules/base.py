@@ -1,0 +1,106 @@
+"""What a rule is: its id, category, severity, fix kind and documentation, as data.
+
+`porter rules ID`, the SARIF rule metadata and the HTML report all read the same Rule object,
+so there is one copy of each rule's documentation, next to the logic that implements it.
+
+A rule *family* is a module in porter/rules/ that declares its RULES and one `check`
+function (plus, optionally, `wants_clang` and `check_clang` for the libclang layer).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from porter.findings import CATEGORIES, Edit, Engine, Finding, FixKind, Severity
+
+if TYPE_CHECKING:
+    from porter.config import Config
+    from porter.parse import ParsedFile
+    from porter.rules.tables import Tables
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    category: str
+    severity: Severity
+    fix: FixKind
+    summary: str
+    what: str
+    why: str
+    example: str
+    use_instead: str
+    references: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.category not in CATEGORIES:
+            raise ValueError(f"rule {self.id}: unknown category {self.category!r}")
+
+    def explain(self) -> str:
+        """The rule's documentation in Markdown, with ruff's fixed headings."""
+        parts = [
+            f"# {self.id} {self.name}",
+            f"category: {self.category} · severity: {self.severity} · fix: {self.fix}",
+            f"## What it does\n{_dedent(self.what)}",
+            f"## Why is this bad on AMD?\n{_dedent(self.why)}",
+            f"## Example\n```cuda\n{_dedent(self.example)}\n```",
+            f"## Use instead\n{_dedent(self.use_instead)}",
+        ]
+        if self.references:
+            parts.append("## References\n" + "\n".join(f"- {r}" for r in self.references))
+        return "\n\n".join(parts) + "\n"
+
+    def finding(
+        self,
+        ctx: FileContext,
+        start: int,
+        end: int,
+        message: str,
+        *,
+        edits: tuple[Edit, ...] = (),
+        engine: Engine = Engine.TREE_SITTER,
+        severity: Severity | None = None,
+        fix: FixKind | None = None,
+    ) -> Finding:
+        source = ctx.source
+        span = source.span(start, end)
+        return Finding(
+            rule=self.id,
+            category=self.category,
+            severity=severity or self.severity,
+            fix=fix or self.fix,
+            message=message,
+            file=source.rel,
+            span=span,
+            engine=engine,
+            edits=edits,
+            snippet=source.line_text(span.line).strip()[:200],
+        )
+
+
+def _dedent(text: str) -> str:
+    return textwrap.dedent(text).strip()
+
+
+@dataclass
+class FileContext:
+    """Everything a rule may look at for one file."""
+
+    parsed: ParsedFile
+    config: Config
+    tables: Tables
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def source(self):
+        return self.parsed.source
+
+    @cached_property
+    def table_hits(self):
+        from porter.rules.names import find_table_names
+
+        return find_table_names(self)

@@ -1,0 +1,156 @@
+"""Build files (category `build`): CMake and setup.py settings that only NVIDIA toolchains accept."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from porter.findings import Edit, Finding, FixKind, Severity
+from porter.rules.base import FileContext, Rule
+from porter.source import FileKind
+
+CMAKE_CUDA_LANGUAGE = Rule(
+    id="BLD001",
+    name="cmake-cuda-language",
+    category="build",
+    severity=Severity.WARNING,
+    fix=FixKind.SUGGESTED,
+    summary="CMake enables the CUDA language only",
+    what="Finds `project(... LANGUAGES ... CUDA)` and `enable_language(CUDA)`.",
+    why="CMake's CUDA language drives nvcc. ROCm builds use the HIP language (CMake ≥ 3.21) with `CMAKE_HIP_ARCHITECTURES`; a CUDA-only project never configures on a ROCm machine.",
+    example="project(kernels LANGUAGES CXX CUDA)",
+    use_instead="""
+        Choose the language by platform:
+        `if(USE_ROCM) enable_language(HIP) set(CMAKE_HIP_ARCHITECTURES gfx90a;gfx942) else() enable_language(CUDA) endif()`,
+        and mark the .cu sources `LANGUAGE HIP` in the ROCm branch.
+        """,
+)
+
+CMAKE_FIND_CUDA = Rule(
+    id="BLD002",
+    name="cmake-find-cuda",
+    category="build",
+    severity=Severity.WARNING,
+    fix=FixKind.SUGGESTED,
+    summary="CMake looks for the CUDA toolkit",
+    what="Finds `find_package(CUDAToolkit)` and the deprecated `find_package(CUDA)`.",
+    why="Neither exists on a ROCm machine, and configuration stops there.",
+    example="find_package(CUDAToolkit REQUIRED)",
+    use_instead="`find_package(hip REQUIRED)` plus `find_package(hipblas)` and the like for each library used.",
+)
+
+CUDA_LIBRARY_LINK = Rule(
+    id="BLD003",
+    name="cuda-library-link",
+    category="build",
+    severity=Severity.WARNING,
+    fix=FixKind.AUTO,
+    summary="Link against a CUDA library that has a ROCm counterpart",
+    what="Finds CUDA libraries in link lists: CMake's `CUDA::cublas` targets, `-lcublas` flags, setup.py `libraries=[...]`.",
+    why="The NVIDIA libraries are not on a ROCm machine; the link step fails even when every source compiled.",
+    example="target_link_libraries(app PRIVATE CUDA::cudart CUDA::cublas)",
+    use_instead="`target_link_libraries(app PRIVATE hip::host roc::hipblas)`, `-lhipblas`, `libraries=['hipblas']`.",
+)
+
+CUDA_ARCH_FLAGS = Rule(
+    id="BLD004",
+    name="cuda-arch-flags",
+    category="build",
+    severity=Severity.WARNING,
+    fix=FixKind.SUGGESTED,
+    summary="NVIDIA architecture flags or lists",
+    what="Finds `-arch=sm_XX`, `-gencode`, `CMAKE_CUDA_ARCHITECTURES`, `CUDA_ARCHITECTURES` and `TORCH_CUDA_ARCH_LIST`.",
+    why="hipcc and clang reject nvcc's architecture flags; AMD targets are named gfx90a, gfx942, gfx950.",
+    example="set(CMAKE_CUDA_ARCHITECTURES 80 90)",
+    use_instead="`set(CMAKE_HIP_ARCHITECTURES gfx90a gfx942)`, `--offload-arch=gfx942`, `PYTORCH_ROCM_ARCH=gfx942`.",
+)
+
+RULES = (CMAKE_CUDA_LANGUAGE, CMAKE_FIND_CUDA, CUDA_LIBRARY_LINK, CUDA_ARCH_FLAGS)
+
+_LANGUAGE = re.compile(rb"(?i)\b(?:project\s*\([^)]*\bLANGUAGES\b[^)]*?\b(CUDA)\b|enable_language\s*\(\s*(CUDA)\b)")
+_FIND_CUDA = re.compile(rb"(?i)\bfind_package\s*\(\s*(CUDAToolkit|CUDA)\b")
+_ARCH = re.compile(
+    rb"(-arch[= ](?:sm|compute)_\d+a?|-gencode[= ]\S+|--generate-code[= ]\S+|\bCMAKE_CUDA_ARCHITECTURES\b|\bCUDA_ARCHITECTURES\b|\bTORCH_CUDA_ARCH_LIST\b)"
+)
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    kind = ctx.source.kind
+    if kind not in (FileKind.CMAKE, FileKind.SETUP_PY):
+        return
+    data = _blank_comments(ctx.source.data)
+    if kind is FileKind.CMAKE:
+        for match in _LANGUAGE.finditer(data):
+            group = 1 if match.group(1) else 2
+            yield CMAKE_CUDA_LANGUAGE.finding(
+                ctx, match.start(group), match.end(group), "the CUDA language is enabled; ROCm builds need the HIP language"
+            )
+        for match in _FIND_CUDA.finditer(data):
+            package = match.group(1).decode()
+            yield CMAKE_FIND_CUDA.finding(
+                ctx, match.start(1), match.end(1), f"`find_package({package})` fails on ROCm; use `find_package(hip)`"
+            )
+    for match in _ARCH.finditer(data):
+        flag = match.group().decode(errors="replace")
+        yield CUDA_ARCH_FLAGS.finding(ctx, match.start(), match.end(), f"`{flag}` names NVIDIA architectures")
+    yield from _links(ctx, data)
+
+
+def _link_renames(ctx: FileContext) -> dict[str, str]:
+    renames = dict(ctx.tables.runtime_cmake)
+    for library in ctx.tables.libraries.values():
+        renames.update({k: v for k, v in library.get("cmake", {}).items() if v})
+    return renames
+
+
+def _library_renames(ctx: FileContext) -> dict[str, str]:
+    renames = dict(ctx.tables.runtime_link)
+    for library in ctx.tables.libraries.values():
+        renames.update(library.get("link", {}))
+    return renames
+
+
+def _links(ctx: FileContext, data: bytes) -> Iterable[Finding]:
+    targets = _link_renames(ctx)
+    target_pattern = re.compile(rb"\bCUDA::\w+")
+    for match in target_pattern.finditer(data):
+        name = match.group().decode()
+        if name in targets:
+            yield _link_finding(ctx, match.start(), match.end(), name, targets[name])
+    libraries = _library_renames(ctx)
+    alternation = "|".join(re.escape(n) for n in sorted(libraries, key=len, reverse=True))
+    flag_pattern = re.compile(rf"-l({alternation})\b".encode())
+    for match in flag_pattern.finditer(data):
+        name = match.group(1).decode()
+        yield _link_finding(ctx, match.start(1), match.end(1), name, libraries[name])
+    if ctx.source.kind is FileKind.SETUP_PY:
+        quoted = re.compile(rf"""\blibraries\s*=\s*\[[^\]]*""".encode())
+        for block in quoted.finditer(data):
+            for item in re.finditer(rf"""['"]({alternation})['"]""".encode(), block.group()):
+                name = item.group(1).decode()
+                start = block.start() + item.start(1)
+                yield _link_finding(ctx, start, start + len(item.group(1)), name, libraries[name])
+
+
+def _link_finding(ctx: FileContext, start: int, end: int, name: str, rocm: str) -> Finding:
+    edit = Edit(start, end, rocm.encode(), mode="hip")
+    return CUDA_LIBRARY_LINK.finding(ctx, start, end, f"links `{name}`; on ROCm that is `{rocm}`", edits=(edit,))
+
+
+def _blank_comments(data: bytes) -> bytes:
+    """Replace `#` comments by spaces, keeping offsets; `#` inside quotes is kept."""
+    out = bytearray(data)
+    for line in re.finditer(rb"[^\n]*", data):
+        text = line.group()
+        quote = None
+        for i, ch in enumerate(text):
+            c = chr(ch)
+            if quote:
+                if c == quote:
+                    quote = None
+            elif c in "\"'":
+                quote = c
+            elif c == "#":
+                out[line.start() + i : line.end()] = b" " * (len(text) - i)
+                break
+    return bytes(out)

@@ -1,0 +1,183 @@
+"""The scan pipeline: discover → parse → analyze (rules, deepened by libclang) → results.
+
+Files are analysed in parallel, one process per core. A file that cannot be read, or a rule
+that fails on one file, becomes a per-file error in the results; the run goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from porter import __version__, clang
+from porter.config import Config
+from porter.discover import DiscoveredFile, Discovery, TorchExtension, discover, find_torch_extensions
+from porter.findings import Finding
+from porter.parse import error_count, parse
+from porter.rules import FAMILIES, FileContext
+from porter.rules.tables import load_tables
+from porter.source import FileKind, SourceFile
+
+# Below this many files a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 24
+
+
+class Deep(StrEnum):
+    """When to run libclang: only where a rule asks for it, always, or never."""
+
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+@dataclass
+class FileResult:
+    rel: str
+    kind: str
+    lines: int = 0
+    size: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    parse_errors: int = 0
+    clang: str = "not-needed"  # not-needed | parsed | failed | unavailable
+    clang_detail: str = ""
+    error: str | None = None
+    torch_extensions: list[TorchExtension] = field(default_factory=list)
+
+
+@dataclass
+class ScanResult:
+    root: Path
+    config: Config
+    files: list[FileResult]
+    discovery: Discovery
+    seconds: float
+
+    @property
+    def findings(self) -> list[Finding]:
+        found = [f for result in self.files for f in result.findings]
+        return sorted(found, key=Finding.sort_key)
+
+    def summary(self) -> dict:
+        findings = self.findings
+        clang_states = Counter(r.clang for r in self.files)
+        return {
+            "root": str(self.root),
+            "files": len(self.files),
+            "files_by_kind": dict(sorted(Counter(r.kind for r in self.files).items())),
+            "lines": sum(r.lines for r in self.files),
+            "bytes": sum(r.size for r in self.files),
+            "findings": len(findings),
+            "by_category": dict(sorted(Counter(f.category for f in findings).items())),
+            "by_severity": dict(sorted(Counter(str(f.severity) for f in findings).items())),
+            "by_fix": dict(sorted(Counter(str(f.fix) for f in findings).items())),
+            "by_rule": dict(sorted(Counter(f.rule for f in findings).items())),
+            "by_engine": dict(sorted(Counter(str(f.engine) for f in findings).items())),
+            "files_with_parse_errors": sum(1 for r in self.files if r.parse_errors),
+            "libclang": {
+                "available": clang.find_setup() is not None,
+                "parsed": clang_states.get("parsed", 0),
+                "failed": clang_states.get("failed", 0),
+                "unavailable": clang_states.get("unavailable", 0),
+            },
+            "file_errors": [{"file": r.rel, "error": r.error} for r in self.files if r.error],
+            "torch_extensions": [e.to_json() for r in self.files for e in r.torch_extensions],
+            "compile_commands": str(self.discovery.compile_commands.path) if self.discovery.compile_commands else None,
+            "skipped_vendored": self.discovery.skipped_vendored,
+            "targets": list(self.config.targets),
+            "rocm_version": self.config.rocm_version,
+            "seconds": round(self.seconds, 3),
+        }
+
+    def to_json(self) -> dict:
+        return {
+            "porter_version": __version__,
+            "findings": [f.to_json() for f in self.findings],
+            "summary": self.summary(),
+        }
+
+
+def analyze_file(file: DiscoveredFile, config: Config, deep: Deep, extra_args: list[str] | None) -> FileResult:
+    result = FileResult(rel=file.rel, kind=str(file.kind))
+    try:
+        source = SourceFile.read(file.path, file.rel, file.kind)
+    except OSError as exc:
+        result.error = f"cannot read: {exc.strerror or exc}"
+        return result
+    result.lines, result.size = source.line_count, len(source.data)
+    try:
+        parsed = parse(source)
+        result.parse_errors = error_count(parsed)
+        ctx = FileContext(parsed=parsed, config=config, tables=load_tables())
+        for family in FAMILIES:
+            result.findings.extend(family.check(ctx))
+        _deepen(ctx, result, deep, extra_args)
+        if file.kind is FileKind.SETUP_PY or (file.path.suffix == ".py"):
+            result.torch_extensions = find_torch_extensions(file.rel, source.data)
+    except Exception as exc:  # one broken file or rule must not end the run
+        result.error = f"internal error: {exc.__class__.__name__}: {exc}"
+        result.clang_detail = traceback.format_exc(limit=4)
+    result.findings = _dedupe(result.findings)
+    return result
+
+
+def _deepen(ctx: FileContext, result: FileResult, deep: Deep, extra_args: list[str] | None) -> None:
+    if deep is Deep.NEVER or not ctx.source.kind.is_c_family:
+        return
+    families = [f for f in FAMILIES if hasattr(f, "check_clang") and (deep is Deep.ALWAYS or f.wants_clang(ctx))]
+    if not families:
+        return
+    if clang.find_setup() is None:
+        result.clang = "unavailable"
+        return
+    try:
+        unit = clang.parse_unit(ctx.source, extra_args)
+    except clang.ClangFailure as exc:
+        result.clang, result.clang_detail = "failed", str(exc)
+        return
+    result.clang = "parsed"
+    if unit.errors:
+        result.clang_detail = f"{len(unit.errors)} error(s), first: {unit.errors[0]}"
+    for family in families:
+        result.findings.extend(family.check_clang(ctx, unit))
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple] = set()
+    unique = []
+    for finding in sorted(findings, key=Finding.sort_key):
+        key = (finding.rule, finding.span.start_byte, finding.span.end_byte, finding.engine)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
+
+
+def _analyze_star(args: tuple) -> FileResult:
+    return analyze_file(*args)
+
+
+def scan(paths: list[Path], config: Config, jobs: int | None = None, deep: Deep = Deep.AUTO, progress=None) -> ScanResult:
+    started = time.perf_counter()
+    discovery = discover(paths, config)
+    database = discovery.compile_commands
+    tasks = [(f, config, deep, database.flags_for(f.path) if database else None) for f in discovery.files]
+    jobs = jobs or os.cpu_count() or 1
+    results: list[FileResult] = []
+    if jobs == 1 or len(tasks) < PARALLEL_THRESHOLD:
+        for task in tasks:
+            results.append(analyze_file(*task))
+            if progress:
+                progress(task[0].rel)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for result in pool.map(_analyze_star, tasks, chunksize=max(1, len(tasks) // (jobs * 8))):
+                results.append(result)
+                if progress:
+                    progress(result.rel)
+    return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)

@@ -1,0 +1,1 @@
+"""Verification of ports: cases, harness, comparison, timing (see the verify issue)."""

@@ -1,0 +1,35 @@
+"""Reading the expectations that corpus cases carry on their own lines."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+EXPECT = re.compile(rb"(?://|#|/\*)\s*expect:\s*([A-Za-z0-9_: ]+)")
+CASE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h", ".hpp", ".cmake", ".py", ".txt"}
+
+
+def corpus_files() -> list[Path]:
+    return sorted(
+        p for p in CORPUS.rglob("*") if p.is_file() and p.suffix in CASE_SUFFIXES and p.name != "README.md"
+    )
+
+
+def expected_findings(path: Path, with_libclang: bool) -> list[tuple[int, str]]:
+    """(line, rule) pairs, sorted; `ID:libclang` entries only when libclang is available."""
+    expected = []
+    for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+        match = EXPECT.search(line)
+        if not match:
+            continue
+        for token in match.group(1).decode().split():
+            rule, _, engine = token.partition(":")
+            if engine == "libclang" and not with_libclang:
+                continue
+            expected.append((number, rule))
+    return sorted(expected)
+
+
+def first_line(path: Path) -> str:
+    return path.read_bytes().split(b"\n", 1)[0].decode("utf-8", "replace")

@@ -1,0 +1,38 @@
+"""Every corpus case: the findings porter reports are exactly the ones written on its lines."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+from corpus_cases import CORPUS, corpus_files, expected_findings
+
+CASES = corpus_files()
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.relative_to(CORPUS).as_posix() for p in CASES])
+def test_case_findings(path, corpus_scan, libclang_available):
+    rel = path.relative_to(CORPUS).as_posix()
+    by_file = defaultdict(list)
+    for finding in corpus_scan.findings:
+        by_file[finding.file].append((finding.line, finding.rule))
+    errors = [r.error for r in corpus_scan.files if r.rel == rel and r.error]
+    assert not errors, errors
+    actual, expected = sorted(by_file[rel]), expected_findings(path, libclang_available)
+    missing = sorted(set(expected) - set(actual))
+    unexpected = sorted(set(actual) - set(expected))
+    assert (missing, unexpected) == ([], []), f"missing {missing}, unexpected {unexpected}"
+    assert actual == expected
+
+
+def test_every_case_was_scanned(corpus_scan):
+    scanned = {r.rel for r in corpus_scan.files}
+    missing = [p.relative_to(CORPUS).as_posix() for p in CASES if p.relative_to(CORPUS).as_posix() not in scanned]
+    assert missing == [] or all(m.endswith("README.md") for m in missing)
+
+
+def test_libclang_findings_name_their_engine(corpus_scan, libclang_available):
+    if not libclang_available:
+        pytest.skip("libclang not set up: `porter setup cuda-headers` and apt-get install libclang1-19")
+    engines = {f.engine for f in corpus_scan.findings if f.file == "api/token_paste.cu" and f.rule == "API008" and f.line > 8}
+    assert engines == {"libclang"}
