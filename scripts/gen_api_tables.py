@@ -78,7 +78,7 @@ NOT_RENAMED = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDA_API_VERSION",
 # PyTorch build macro: matching them would flag code that has nothing to do with CUDA.
 TOO_GENERIC = frozenset({"MAJOR_VERSION", "MINOR_VERSION", "PATCH_LEVEL", "AT_CUSPARSELT_ENABLED"})
 # The prefix rename that many HIP names follow, tried for CUDA names no other source maps.
-PATTERN_RENAMES = (("cuda", "hip"), ("CUDA_", "HIP_"), ("cu", "hip"), ("CU_", "HIP_"))
+PATTERN_RENAMES = (("cuda", "hip"), ("CUDA_", "HIP_"), ("cu", "hip"), ("CU_", "HIP_"), ("make_cu", "make_hip"))
 # The CUDA library headers are not in the header set libclang reads, so library names that
 # torch does not list are found the other way round: from each hip* library name in the HIP
 # headers, back to the CUDA name it mirrors.
@@ -270,7 +270,7 @@ def build_identifiers(torch_tables, detail_pairs, classified, version_sets) -> d
         elif cuda not in candidates or first_version(candidates[cuda][0], version_sets) is None:
             candidates[cuda] = (hip, "hip-headers")
     for cuda, info in classified.items():
-        if cuda in candidates or not re.match(r"^(cuda[A-Z]|cu[A-Z]|CU[A-Za-z_]|CUDA_|cuuint)", cuda):
+        if cuda in candidates or not re.match(r"^(cuda[A-Z]|cu[A-Z]|CU[A-Za-z_]|CUDA_|cuuint|make_cu[A-Z])", cuda):
             continue
         for old, new in PATTERN_RENAMES:
             if cuda.startswith(old) and first_version(new + cuda[len(old):], version_sets):
@@ -295,6 +295,11 @@ def build_identifiers(torch_tables, detail_pairs, classified, version_sets) -> d
         info = classified.get(cuda, {})
         family = family_of(cuda, info.get("header"))
         since = first_version(hip, version_sets) if hip else None
+        if hip and not since and hip.endswith("_v2") and first_version(hip[:-3], version_sets):
+            # cuBLAS's `_v2` entry points are what its unsuffixed macros expand to; hipBLAS
+            # has only the unsuffixed names.
+            hip, source = hip[:-3], source + "+strip-v2"
+            since = first_version(hip, version_sets)
         entry = {
             "hip": hip if since else None,
             "kind": info.get("kind") or guess_kind(cuda),

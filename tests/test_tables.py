@@ -1,0 +1,113 @@
+"""The mapping tables against the HIP 5.7 headers of the ROCm sysroot.
+
+Every HIP name the tables give must exist in the sysroot, unless it is marked as added in a
+newer release; and a name marked newer must really be absent from 5.7.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from porter.build import toolchains
+from porter.rules.tables import load_tables
+
+REPO = Path(__file__).resolve().parent.parent
+TOKEN = re.compile(rb"\b[A-Za-z_]\w*\b")
+
+
+def sysroot_include() -> Path:
+    root = toolchains.sysroot_dir()
+    if not (root / ".complete").is_file():
+        pytest.skip("ROCm sysroot not provisioned: run `porter setup rocm-sysroot`")
+    return root / "usr" / "include"
+
+
+@cache
+def hip57_names(include: Path) -> frozenset[str]:
+    names: set[str] = set()
+    for header in include.rglob("*"):
+        if header.is_file():
+            names.update(t.decode() for t in TOKEN.findall(header.read_bytes()))
+    return frozenset(names)
+
+
+def checked_in_57(family: str) -> bool:
+    return load_tables().checked_from.get(family) == "5.7"
+
+
+def test_hip_names_exist_in_the_sysroot_or_carry_their_version():
+    include = sysroot_include()
+    names = hip57_names(include)
+    tables = load_tables()
+    wrong = []
+    counted = 0
+    for entry in tables.identifiers.values():
+        if entry.hip is None or not checked_in_57(entry.family):
+            continue
+        counted += 1
+        present = entry.hip in names
+        if entry.since == "5.7" and not present:
+            wrong.append(f"{entry.cuda} → {entry.hip}: marked 5.7 but not in the sysroot headers")
+        if entry.since != "5.7" and present:
+            wrong.append(f"{entry.cuda} → {entry.hip}: marked {entry.since} but already in 5.7")
+    assert counted > 2000
+    assert wrong == []
+
+
+def test_versions_are_known_releases():
+    for entry in load_tables().identifiers.values():
+        assert entry.since in (None, "5.7", "6.4", "7.2")
+        assert (entry.hip is None) == (entry.since is None), entry
+
+
+def test_include_mappings_exist_in_the_sysroot():
+    include = sysroot_include()
+    wrong = [
+        f"{cuda} → {entry.hip}"
+        for cuda, entry in load_tables().includes.items()
+        if entry.hip and entry.since == "5.7" and not (include / entry.hip).is_file()
+    ]
+    assert wrong == []
+
+
+def test_library_headers_and_cmake_targets_exist_in_the_sysroot():
+    include = sysroot_include()
+    root = include.parent
+    cmake_text = "\n".join(p.read_text(errors="replace") for p in root.rglob("*targets.cmake"))
+    exported = set(re.findall(r"add_library\(([\w:]+)", cmake_text))
+    problems = []
+    for family, library in load_tables().libraries.items():
+        if library.get("manual") or library.get("since"):
+            continue
+        header = library.get("hip_header")
+        if header and not (include / header).is_file():
+            problems.append(f"{family}: header {header} missing")
+        for target in library.get("cmake", {}).values():
+            if target and target not in exported:
+                problems.append(f"{family}: CMake target {target} not exported")
+        for lib in library.get("link", {}).values():
+            if not list(root.rglob(f"lib{lib}.so*")) and lib not in ("rccl",):
+                # the -dev packages ship the unversioned .so link for each library
+                problems.append(f"{family}: no lib{lib}.so in the sysroot")
+    assert problems == []
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_generator_reproduces_the_committed_table():
+    """The table is the generator's output, not hand edits: regenerate and compare."""
+    if toolchains.find_torch() is None:
+        pytest.skip("torch is needed to read hipify's table")
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_api_tables.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
