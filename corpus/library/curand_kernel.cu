@@ -1,4 +1,3 @@
-// corpus: nvcc
 // Per-thread Philox streams with cuRAND's device API.
 #include <curand_kernel.h>  // expect: LIB003
 

@@ -1,0 +1,104 @@
+"""Bad input gets a clear error that names the problem, never a traceback."""
+
+from __future__ import annotations
+
+import json
+
+from corpus_cases import CORPUS
+from typer.testing import CliRunner
+
+from porter.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_missing_path_is_named():
+    result = invoke("scan", "/no/such/tree")
+    assert result.exit_code == 2
+    assert "/no/such/tree: no such file or directory" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_unknown_flag_is_a_usage_error():
+    result = invoke("scan", str(CORPUS), "--colour")
+    assert result.exit_code == 2
+    assert "No such option" in result.output
+
+
+def test_unknown_format_is_rejected():
+    result = invoke("scan", str(CORPUS), "--format", "xml")
+    assert result.exit_code == 2
+    assert "xml" in result.output
+
+
+def test_unknown_target_is_named():
+    result = invoke("scan", str(CORPUS / "api"), "--target", "gfx9000")
+    assert result.exit_code == 2
+    assert "unknown AMD target 'gfx9000'" in result.output
+
+
+def test_bad_rocm_version_is_named():
+    result = invoke("scan", str(CORPUS / "api"), "--rocm-version", "six")
+    assert result.exit_code == 2
+    assert "ROCm version" in result.output
+
+
+def test_bad_deep_mode_is_named():
+    result = invoke("scan", str(CORPUS / "api"), "--deep", "sometimes")
+    assert result.exit_code == 2
+    assert "--deep" in result.output
+
+
+def test_file_of_unknown_kind_is_named(tmp_path):
+    odd = tmp_path / "notes.txt"
+    odd.write_text("cudaMalloc")
+    result = invoke("scan", str(odd))
+    assert result.exit_code == 2
+    assert "not a CUDA, C++, setup.py or CMake file" in result.output
+
+
+def test_broken_config_names_the_file(tmp_path):
+    (tmp_path / "porter.toml").write_text("targets = [gfx942\n")
+    (tmp_path / "a.cu").write_text("int x;\n")
+    result = invoke("scan", str(tmp_path))
+    assert result.exit_code == 2
+    assert "porter.toml: not valid TOML" in result.output
+
+
+def test_unknown_config_key_is_named(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.porter]\ntargest = ['gfx942']\n")
+    (tmp_path / "a.cu").write_text("int x;\n")
+    result = invoke("scan", str(tmp_path))
+    assert result.exit_code == 2
+    assert "unknown key(s) targest" in result.output
+
+
+def test_rules_lists_every_rule_and_explains_one():
+    listing = invoke("rules")
+    assert listing.exit_code == 0
+    assert "API001" in listing.output and "LIB010" in listing.output and "BLD003" in listing.output
+    explained = invoke("rules", "LIB010")
+    assert explained.exit_code == 0
+    for heading in ("## What it does", "## Why is this bad on AMD?", "## Example", "## Use instead"):
+        assert heading in explained.output
+    by_name = invoke("rules", "cudnn-to-miopen")
+    assert by_name.output == explained.output
+
+
+def test_unknown_rule_is_named():
+    result = invoke("rules", "XYZ999")
+    assert result.exit_code == 2
+    assert "no rule 'XYZ999'" in result.output
+
+
+def test_rules_json():
+    rows = json.loads(invoke("rules", "--format", "json").output)
+    assert {"id", "name", "category", "severity", "fix", "summary"} <= set(rows[0])
+
+
+def test_version():
+    assert invoke("--version").output.startswith("porter ")

@@ -1,0 +1,99 @@
+"""No input crashes the scan: mutated corpus files, arbitrary bytes, a real package from PyPI."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from corpus_cases import CORPUS, corpus_files
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from porter.config import Config
+from porter.discover import DiscoveredFile
+from porter.scan import Deep, analyze_file, scan
+from porter.source import kind_of
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+C_FAMILY = [p for p in corpus_files() if kind_of(p) and kind_of(p).is_c_family]
+
+
+def assert_sound(result, data: bytes):
+    assert result.error is None, result.error
+    for finding in result.findings:
+        assert 0 <= finding.span.start_byte <= finding.span.end_byte <= len(data)
+        assert finding.span.line >= 1 and finding.span.column >= 1
+        for edit in finding.edits:
+            assert 0 <= edit.start <= edit.end <= len(data)
+
+
+@st.composite
+def mutated_source(draw):
+    path = draw(st.sampled_from(C_FAMILY))
+    data = bytearray(path.read_bytes())
+    for _ in range(draw(st.integers(1, 8))):
+        position = draw(st.integers(0, len(data)))
+        action = draw(st.sampled_from(["insert", "delete", "replace"]))
+        chunk = draw(st.binary(min_size=1, max_size=6) | st.sampled_from([b"{", b"}", b"(", b"#if X\n", b'"', b"/*", b"\xff\xfe", b"<<<", b"##"]))
+        if action == "insert":
+            data[position:position] = chunk
+        elif action == "delete":
+            del data[position : position + len(chunk)]
+        else:
+            data[position : position + len(chunk)] = chunk
+    return path.suffix, bytes(data)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=mutated_source())
+def test_mutated_corpus_files_never_crash(case, tmp_path):
+    suffix, data = case
+    path = tmp_path / f"mutant{suffix}"
+    path.write_bytes(data)
+    result = analyze_file(DiscoveredFile(path, path.name, kind_of(path)), Config(), Deep.NEVER, None)
+    assert_sound(result, data)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=400))
+def test_arbitrary_bytes_never_crash(data, tmp_path):
+    path = tmp_path / "noise.cu"
+    path.write_bytes(data)
+    result = analyze_file(DiscoveredFile(path, path.name, kind_of(path)), Config(), Deep.NEVER, None)
+    assert_sound(result, data)
+
+
+def test_unreadable_file_is_a_per_file_error(tmp_path):
+    path = tmp_path / "gone.cu"
+    result = analyze_file(DiscoveredFile(path, "gone.cu", kind_of(path)), Config(), Deep.NEVER, None)
+    assert result.error and "cannot read" in result.error
+
+
+def test_parallel_and_serial_scans_agree():
+    serial = scan([CORPUS], Config(), jobs=1, deep=Deep.NEVER)
+    from porter import scan as scan_module
+
+    threshold = scan_module.PARALLEL_THRESHOLD
+    scan_module.PARALLEL_THRESHOLD = 1
+    try:
+        parallel = scan([CORPUS], Config(), jobs=2, deep=Deep.NEVER)
+    finally:
+        scan_module.PARALLEL_THRESHOLD = threshold
+    assert [f.to_json() for f in parallel.findings] == [f.to_json() for f in serial.findings]
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_real_package_from_pypi_scans_without_a_crash():
+    from bench.pypi import PACKAGES, FetchError, fetch
+
+    try:
+        tree = fetch(PACKAGES["torch-scatter"])
+    except FetchError as exc:
+        pytest.skip(f"could not fetch torch-scatter 2.1.2: {exc}")
+    result = scan([tree], Config(), jobs=2)
+    summary = result.summary()
+    assert summary["files"] >= 20
+    assert summary["file_errors"] == []
+    assert summary["by_category"].get("api", 0) > 0
