@@ -125,6 +125,12 @@ def provision_hip_headers() -> dict[str, Path]:
     return sets
 
 
+def debian_packages(include_dir: Path) -> list[str]:
+    """The exact .deb files a header set was unpacked from: the table's provenance."""
+    listing = include_dir.parent.parent / "packages.txt"
+    return listing.read_text().split() if listing.is_file() else []
+
+
 def identifiers_in(include_dir: Path) -> set[str]:
     names: set[str] = set()
     for header in include_dir.rglob("*"):
@@ -360,7 +366,7 @@ def generate() -> dict:
         "generated_by": "scripts/gen_api_tables.py",
         "sources": {
             "torch": torch_tables["version"],
-            "hip_headers": [label for label, _, _ in HIP_VERSIONS],
+            "hip_headers": {label: debian_packages(header_sets[label]) for label, _, _ in HIP_VERSIONS},
             "cuda_headers": toolchains.CUDA_HEADERS_VERSION,
         },
         "checked_from": checked_from(header_sets),
