@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from porter.rules import api, build, library
+from porter.rules import api, build, library, warp_size
 from porter.rules.base import FileContext, Rule
 
-FAMILIES: tuple[ModuleType, ...] = (api, library, build)
+FAMILIES: tuple[ModuleType, ...] = (api, library, build, warp_size)
 
 
 def all_rules() -> dict[str, Rule]:

@@ -100,6 +100,18 @@ class FileContext:
         return self.parsed.source
 
     @cached_property
+    def device(self):
+        from porter.rules.device import DeviceFacts
+
+        return DeviceFacts(self.source, self.parsed.root)
+
+    @property
+    def wave64_targets(self) -> list[str]:
+        from porter.rules.arch import wave64_targets
+
+        return [t.id for t in wave64_targets(self.config.targets)]
+
+    @cached_property
     def table_hits(self):
         from porter.rules.names import find_table_names
 

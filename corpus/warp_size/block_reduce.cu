@@ -1,0 +1,35 @@
+// corpus: nvcc
+// A block-wide sum written the classic way: per-warp shuffles, then one warp over the partials.
+#include <cuda_runtime.h>  // expect: API005
+
+#define WARP_SIZE 32  // expect: WRP006
+#define FULL_MASK 0xffffffffu
+
+__device__ float warp_reduce(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) {  // expect: WRP002
+    v += __shfl_down_sync(FULL_MASK, v, offset);
+  }
+  return v;
+}
+
+__global__ void block_sum(const float* in, float* out, int n) {
+  __shared__ float partial[32];  // expect: WRP003
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;  // expect: WRP001
+  const int warp = tid >> 5;  // expect: WRP001
+  float v = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + tid; i < n; i += gridDim.x * blockDim.x) v += in[i];
+  v = warp_reduce(v);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  const int warps = blockDim.x / 32;  // expect: WRP001
+  v = tid < warps ? partial[lane] : 0.0f;
+  if (warp == 0) v = warp_reduce(v);
+  if (tid == 0) atomicAdd(out, v);
+}
+
+void launch_block_sum(const float* in, float* out, int n, int threads) {
+  const int warps_per_block = threads / 32;  // expect: WRP008
+  const int blocks = (n + threads - 1) / threads;
+  block_sum<<<blocks, threads, warps_per_block * sizeof(float)>>>(in, out, n);  // expect: API006
+}

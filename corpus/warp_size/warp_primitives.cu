@@ -1,0 +1,51 @@
+// corpus: nvcc
+// Warp-level helpers: broadcasts, scans, all-lane loops and per-warp scratch.
+#include <cooperative_groups.h>  // expect: API005
+namespace cg = cooperative_groups;
+
+constexpr int kWarpSize = 32;  // expect: WRP006
+constexpr int kLog2WarpSize = 5;  // expect: WRP006
+
+__device__ float last_lane_value(float v) {
+  return __shfl_sync(0xffffffff, v, 31);  // expect: WRP002
+}
+
+__device__ float butterfly_max(float v) {
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 16));  // expect: WRP002
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 8));
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 4));
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 2));
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 1));
+  return v;
+}
+
+__device__ float inclusive_scan(float v, int lane) {
+  for (int offset = 1; offset < 32; offset *= 2) {  // expect: WRP002
+    float up = __shfl_up_sync(0xffffffff, v, offset, 32);  // expect: WRP004
+    if (lane >= offset) v += up;
+  }
+  return v;
+}
+
+__device__ float gather_all_lanes(float v) {
+  float total = 0.0f;
+  for (int src = 0; src < 32; ++src) total += __shfl_sync(0xffffffff, v, src);  // expect: WRP005
+  return total;
+}
+
+__global__ void tile_sum(const float* in, float* out) {
+  auto warp = cg::tiled_partition<32>(cg::this_thread_block());  // expect: WRP007
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int i = warp.size() / 2; i > 0; i /= 2) v += warp.shfl_down(v, i);
+  if (warp.thread_rank() == 0) out[blockIdx.x] = v;
+}
+
+__global__ void global_warp_rows(const float* m, float* row_max, int rows, int cols) {
+  const int gwarp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;  // expect: WRP001
+  const int lane = threadIdx.x % 32;  // expect: WRP001
+  if (gwarp >= rows) return;
+  float best = -1e30f;
+  for (int c = lane; c < cols; c += kWarpSize) best = fmaxf(best, m[gwarp * cols + c]);
+  best = butterfly_max(best);
+  if (lane == 0) row_max[gwarp] = best;
+}

@@ -1,0 +1,272 @@
+"""Facts about device code that several rule families share, computed once per file.
+
+The warp rules must tie a literal 32 to lane or warp arithmetic, not flag every 32. This module
+gives them the dataflow to do it, deliberately simple and local: within each function, a
+variable is classed by what its initialisers and assignments are built from.
+
+- THREAD: built from `threadIdx`, `thread_rank()`, `__lane_id()` (a position inside a block)
+- GLOBAL: built from `blockIdx` too (a position in the grid)
+- LANE:   a lane id: THREAD `& 31`, `% 32`, `% WARP_SIZE`, `__lane_id()`, or named like one
+- WARP:   a warp id: THREAD `/ 32`, `>> 5`, `/ WARP_SIZE`, or named like one
+- MASK:   a lane mask: the result of `__ballot*`, `__activemask`, `__match_any*`
+
+Where tree-sitter gave up (ERROR nodes), the same classification runs over the file as a whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+
+import tree_sitter
+
+from porter.parse import captures
+from porter.source import SourceFile
+
+IDENT = re.compile(r"[A-Za-z_]\w*")
+LANE_NAME = re.compile(r"(?i)^(lane|lane_?id|lane_?idx|lane_?index|laneid|lid|lane_?no|lane_?num|thread_?lane)$")
+WARP_NAME = re.compile(r"(?i)^(warp|warp_?id|warp_?idx|warp_?index|warpid|wid|warp_?no|warp_?num|warp_?rank)$")
+WARP_CONSTANT_NAME = re.compile(r"(?i)(warp_?size|warpsz|warp_?sz|warp_?width|threads_?per_?warp|warp_?threads|^k?warp$|^(num_|n_|k)?lanes?$|lanes_?per_?warp)")
+BALLOT_CALLS = ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync", "__match_any")
+SHUFFLE_CALLS = frozenset(
+    {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor"}
+)
+
+
+class VarClass(StrEnum):
+    THREAD = "thread"
+    GLOBAL = "global"
+    LANE = "lane"
+    WARP = "warp"
+    MASK = "mask"
+
+
+def int_value(node: tree_sitter.Node | None, source: SourceFile) -> int | None:
+    """The value of an integer literal node (suffixes and hex allowed), else None."""
+    if node is None:
+        return None
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type != "number_literal":
+        return None
+    return literal_value(source.text(node.start_byte, node.end_byte))
+
+
+def literal_value(text: str) -> int | None:
+    text = text.replace("'", "").rstrip("uUlL")
+    try:
+        return int(text, 0) if not re.fullmatch(r"0\d+", text) else int(text, 8)
+    except ValueError:
+        return None
+
+
+def call_name(call: tree_sitter.Node, source: SourceFile) -> str:
+    function = call.child_by_field_name("function")
+    if function is None:
+        return ""
+    if function.type == "template_function":
+        function = function.child_by_field_name("name") or function
+    return source.text(function.start_byte, function.end_byte)
+
+
+def call_arguments(call: tree_sitter.Node) -> list[tree_sitter.Node]:
+    arguments = call.child_by_field_name("arguments")
+    return list(arguments.named_children) if arguments is not None else []
+
+
+def binary_parts(node: tree_sitter.Node, source: SourceFile) -> tuple[tree_sitter.Node, str, tree_sitter.Node] | None:
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    operator = node.child_by_field_name("operator")
+    if left is None or right is None or operator is None:
+        return None
+    return left, source.text(operator.start_byte, operator.end_byte), right
+
+
+def enclosing(node: tree_sitter.Node, kinds: tuple[str, ...]) -> tree_sitter.Node | None:
+    node = node.parent
+    while node is not None:
+        if node.type in kinds:
+            return node
+        node = node.parent
+    return None
+
+
+@dataclass
+class FunctionInfo:
+    node: tree_sitter.Node | None  # None: the file outside any function
+    name: str
+    is_device: bool  # __global__ or __device__ (or inside a __device__ lambda)
+    is_kernel: bool
+    classes: dict[str, set[VarClass]] = field(default_factory=lambda: defaultdict(set))
+    declared_types: dict[str, tree_sitter.Node] = field(default_factory=dict)
+
+
+class DeviceFacts:
+    """Per-file facts; built lazily by the first rule that asks."""
+
+    def __init__(self, source: SourceFile, root: tree_sitter.Node | None):
+        self.source = source
+        self.root = root
+
+    @cached_property
+    def functions(self) -> list[FunctionInfo]:
+        if self.root is None:
+            return []
+        found = []
+        for node in captures("(function_definition) @f", self.root).get("f", []):
+            found.append(self._function_info(node))
+        return found
+
+    @cached_property
+    def file_scope(self) -> FunctionInfo:
+        return FunctionInfo(node=None, name="<file>", is_device=self._file_looks_device(), is_kernel=False)
+
+    def _file_looks_device(self) -> bool:
+        return b"__global__" in self.source.data or b"__device__" in self.source.data
+
+    def _function_info(self, node: tree_sitter.Node) -> FunctionInfo:
+        specifiers = {child.type for child in node.children}
+        declarator = node.child_by_field_name("declarator")
+        name = ""
+        if declarator is not None:
+            inner = declarator.child_by_field_name("declarator") or declarator
+            name = self.source.text(inner.start_byte, inner.end_byte)
+        is_kernel = "__global__" in specifiers
+        return FunctionInfo(node=node, name=name, is_device=is_kernel or "__device__" in specifiers, is_kernel=is_kernel)
+
+    def function_of(self, node: tree_sitter.Node) -> FunctionInfo:
+        """The innermost function definition holding the node, else the file scope."""
+        owner = enclosing(node, ("function_definition",))
+        if owner is None:
+            return self.file_scope
+        for info in self.functions:
+            if info.node is not None and info.node.id == owner.id:
+                return info
+        return self.file_scope
+
+    def is_device_code(self, node: tree_sitter.Node) -> bool:
+        lambda_node = enclosing(node, ("lambda_expression",))
+        if lambda_node is not None and b"__device__" in self.source.data[lambda_node.start_byte : lambda_node.end_byte]:
+            return True
+        return self.function_of(node).is_device
+
+    # -- variable classes -------------------------------------------------------------
+
+    @cached_property
+    def _bindings(self) -> list[tuple[FunctionInfo, str, tree_sitter.Node]]:
+        """(function, variable, value) for each initialiser and plain assignment."""
+        if self.root is None:
+            return []
+        bindings = []
+        for node in captures("(init_declarator) @i", self.root).get("i", []):
+            target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+            if target is not None and value is not None and target.type == "identifier":
+                bindings.append((self.function_of(node), self.source.text(target.start_byte, target.end_byte), value))
+        for node in captures("(assignment_expression) @a", self.root).get("a", []):
+            target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if target is not None and value is not None and target.type == "identifier":
+                bindings.append((self.function_of(node), self.source.text(target.start_byte, target.end_byte), value))
+        return bindings
+
+    @cached_property
+    def classified(self) -> bool:
+        """Classify every bound variable, iterating until nothing changes (chains of copies)."""
+        for _ in range(4):
+            changed = False
+            for function, name, value in self._bindings:
+                new = self.classes_of_expression(value, function, name)
+                if not new <= function.classes[name]:
+                    function.classes[name] |= new
+                    changed = True
+            if not changed:
+                break
+        return True
+
+    def var_classes(self, function: FunctionInfo, name: str) -> set[VarClass]:
+        assert self.classified
+        classes = set(function.classes.get(name, set()))
+        if function.node is not None:
+            classes |= self.file_scope.classes.get(name, set())
+        if not classes:
+            if LANE_NAME.match(name):
+                classes.add(VarClass.LANE)
+            elif WARP_NAME.match(name):
+                classes.add(VarClass.WARP)
+        return classes
+
+    def classes_of_expression(self, node: tree_sitter.Node, function: FunctionInfo, bound_name: str = "") -> set[VarClass]:
+        text = self.source.text(node.start_byte, node.end_byte)
+        classes: set[VarClass] = set()
+        if any(call in text for call in BALLOT_CALLS):
+            classes.add(VarClass.MASK)
+        if "__lane_id" in text or "%laneid" in text:
+            classes.add(VarClass.LANE)
+        thread = bool(re.search(r"\bthreadIdx\s*\.\s*[xyz]\b|thread_rank\s*\(|\bthreadIdx\b", text))
+        names = set(IDENT.findall(text))
+        for name in names - {bound_name}:
+            inherited = function.classes.get(name, set()) | (
+                self.file_scope.classes.get(name, set()) if function.node is not None else set()
+            )
+            if inherited & {VarClass.THREAD, VarClass.LANE, VarClass.WARP}:
+                thread = True
+            if VarClass.GLOBAL in inherited:
+                classes.add(VarClass.GLOBAL)
+            if VarClass.MASK in inherited and not re.search(r"__popc|__ffs|__clz", text):
+                classes.add(VarClass.MASK)
+        if thread:
+            classes.add(VarClass.GLOBAL if "blockIdx" in text else VarClass.THREAD)
+            shape = re.sub(r"\s+", "", text)
+            if re.search(r"(&(31|0x1[fF])|%32|%\w*(WARP|warp|Warp)\w*)(?!\w)", shape):
+                classes.add(VarClass.LANE)
+            if re.search(r"(/32|>>5|/\w*(WARP|warp|Warp)\w*)(?!\w)", shape):
+                classes.add(VarClass.WARP)
+            if LANE_NAME.match(bound_name):
+                classes.add(VarClass.LANE)
+            if WARP_NAME.match(bound_name):
+                classes.add(VarClass.WARP)
+        return classes
+
+    def expression_is_thread_based(self, node: tree_sitter.Node) -> bool:
+        """Does the expression depend on the thread's position (threadIdx or a variable built on it)?"""
+        function = self.function_of(node)
+        if node.type == "identifier":
+            return bool(self.var_classes(function, self.source.text(node.start_byte, node.end_byte)) - {VarClass.MASK})
+        return bool(self.classes_of_expression(node, function) - {VarClass.MASK})
+
+    def expression_classes(self, node: tree_sitter.Node) -> set[VarClass]:
+        function = self.function_of(node)
+        if node.type == "identifier":
+            return self.var_classes(function, self.source.text(node.start_byte, node.end_byte))
+        assert self.classified
+        return self.classes_of_expression(node, function)
+
+    # -- calls --------------------------------------------------------------------------
+
+    @cached_property
+    def calls(self) -> list[tuple[str, tree_sitter.Node]]:
+        if self.root is None:
+            return []
+        return [(call_name(node, self.source), node) for node in captures("(call_expression) @c", self.root).get("c", [])]
+
+    def calls_named(self, names) -> list[tuple[str, tree_sitter.Node]]:
+        return [(name, node) for name, node in self.calls if name in names]
+
+    @cached_property
+    def shuffles_by_function(self) -> dict[int | None, list[tree_sitter.Node]]:
+        grouped: dict[int | None, list[tree_sitter.Node]] = defaultdict(list)
+        for _, node in self.calls_named(SHUFFLE_CALLS):
+            owner = self.function_of(node).node
+            grouped[owner.id if owner is not None else None].append(node)
+        return grouped
+
+
+def shuffle_operands(name: str, call: tree_sitter.Node) -> tuple[tree_sitter.Node | None, tree_sitter.Node | None]:
+    """(lane or offset argument, width argument) of a shuffle call."""
+    arguments = call_arguments(call)
+    first = 2 if name.endswith("_sync") else 1
+    lane = arguments[first] if len(arguments) > first else None
+    width = arguments[first + 1] if len(arguments) > first + 1 else None
+    return lane, width

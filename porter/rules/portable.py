@@ -1,0 +1,12 @@
+"""Names that porter's fixes write, all defined by the generated compat header.
+
+On NVIDIA they are the CUDA spellings (32, 0xffffffffu, unsigned); under __HIP_PLATFORM_AMD__
+they follow the wavefront of the architecture being compiled.
+"""
+
+WARP_SIZE = "PORTER_WARP_SIZE"  # device: constexpr per architecture (64 on gfx9, 32 on gfx10+)
+LOG2_WARP_SIZE = "PORTER_LOG2_WARP_SIZE"
+HOST_WARP_SIZE = "porter_warp_size()"  # host: queried from the device at run time
+FULL_MASK = "PORTER_FULL_MASK"  # every lane: 64 bits on wave64
+LANE_MASK_TYPE = "porter_lane_mask_t"  # unsigned on NVIDIA, unsigned long long on AMD
+ONE_LANE = "PORTER_LANE_BIT"  # PORTER_LANE_BIT(lane): a mask with one lane set

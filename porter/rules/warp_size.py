@@ -1,0 +1,545 @@
+"""Warp size (category `warp-size`): code that assumes 32 lanes, on 64-wide CDNA wavefronts.
+
+Precision matters as much as recall: a 32 is flagged only when the dataflow in
+porter.rules.device ties it to a lane, a warp id, a shuffle or a warp-size constant. A 32-bit
+bitset index, a 32×32 tile or a loop over the bits of a uint32_t stays silent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import tree_sitter
+
+from porter.config import version_tuple
+from porter.findings import Edit, Finding, FixKind, Severity
+from porter.parse import captures
+from porter.rules import portable
+from porter.rules.base import FileContext, Rule
+from porter.rules.device import (
+    SHUFFLE_CALLS,
+    WARP_CONSTANT_NAME,
+    VarClass,
+    binary_parts,
+    enclosing,
+    int_value,
+    shuffle_operands,
+)
+
+WHY_WAVE64 = """
+    CDNA GPUs (gfx90a, gfx942, gfx950) run 64 threads per wavefront. Lane ids go to 63, a
+    block of 256 threads holds 4 warps, not 8, and shuffles reach across 64 lanes. Code that
+    hard-codes 32 computes wrong lane and warp ids there; it compiles, runs, and gives wrong
+    answers. (RDNA targets run wave32, so these findings fall away when only they are targeted.)
+    """
+
+LANE_ARITHMETIC = Rule(
+    id="WRP001",
+    name="lane-warp-arithmetic",
+    category="warp-size",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="Lane or warp id computed with a hard-coded 32",
+    what="Finds `& 31`, `% 32`, `/ 32` and `>> 5` applied to thread indices and the variables built from them (lane ids, warp ids, warps per block).",
+    why=WHY_WAVE64,
+    example="int lane = threadIdx.x & 31;\nint warp = threadIdx.x >> 5;",
+    use_instead=f"`int lane = threadIdx.x % {portable.WARP_SIZE}; int warp = threadIdx.x / {portable.WARP_SIZE};` where `{portable.WARP_SIZE}` is the compat header's per-architecture constant.",
+)
+
+SHUFFLE_OFFSET = Rule(
+    id="WRP002",
+    name="shuffle-assumes-32-lanes",
+    category="warp-size",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="Shuffle reduction or scan sized for 32 lanes",
+    what="Finds shuffle ladders that start at offset 16 (or stop below 32), unrolled butterflies whose widest step is 16, and reads of lane 31 as the last lane.",
+    why=WHY_WAVE64 + "\nA reduction that starts at offset 16 only combines each half of a 64-lane wavefront: the result is two partial sums.",
+    example="for (int offset = 16; offset > 0; offset /= 2)\n  v += __shfl_down_sync(0xffffffff, v, offset);",
+    use_instead=f"`for (int offset = {portable.WARP_SIZE} / 2; offset > 0; offset /= 2)`; read the last lane as `{portable.WARP_SIZE} - 1`.",
+)
+
+PER_WARP_SHARED = Rule(
+    id="WRP003",
+    name="per-warp-shared-array",
+    category="warp-size",
+    severity=Severity.WARNING,
+    fix=FixKind.AUTO,
+    summary="Shared array with one slot per warp (or per lane) sized for 32",
+    what="Finds `__shared__` arrays sized `[32]` and indexed by a lane or warp id, and arrays sized `[threads / 32]`.",
+    why=WHY_WAVE64 + "\nWith 64 lanes, `[blockDim / 32]` slots are twice too many (harmless) but `[32]` slots indexed by lane are too few for lanes 32-63: out-of-bounds writes to shared memory.",
+    example="__shared__ float partial[32];\npartial[lane] = v;",
+    use_instead=f"`__shared__ float partial[{portable.WARP_SIZE}];` and `[THREADS / {portable.WARP_SIZE}]`.",
+)
+
+SHUFFLE_WIDTH = Rule(
+    id="WRP004",
+    name="shuffle-width-32",
+    category="warp-size",
+    severity=Severity.WARNING,
+    fix=FixKind.AUTO,
+    summary="Shuffle width of 32 passed explicitly",
+    what="Finds `__shfl*` calls whose width argument is the literal 32.",
+    why=WHY_WAVE64 + "\nOn wave64 a width of 32 splits the wavefront into two independent halves: a value never crosses lane 31 to 32.",
+    example="v = __shfl_sync(0xffffffff, v, 0, 32);",
+    use_instead=f"Drop the width (it defaults to the full warp) or pass `{portable.WARP_SIZE}`; keep 32 only where half-wavefront groups are meant.",
+)
+
+LANE_LOOP = Rule(
+    id="WRP005",
+    name="loop-over-32-lanes",
+    category="warp-size",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="Loop over the lanes of a warp bounded by 32",
+    what="Finds loops bounded by 32 whose counter is used as a shuffle lane or offset, or compared with a lane id.",
+    why=WHY_WAVE64 + "\nLanes 32 to 63 are never visited.",
+    example="for (int src = 0; src < 32; ++src)\n  acc += __shfl_sync(0xffffffff, v, src);",
+    use_instead=f"`for (int src = 0; src < {portable.WARP_SIZE}; ++src)`.",
+)
+
+WARP_CONSTANT = Rule(
+    id="WRP006",
+    name="warp-size-constant",
+    category="warp-size",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="A warp-size constant defined as 32 (or its log, 5, or mask, 31)",
+    what="Finds `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`, enumerators and template defaults like them, and their log2 and lane-mask companions.",
+    why=WHY_WAVE64 + "\nEvery use of the constant inherits the assumption; fixing the definition fixes them all.",
+    example="#define WARP_SIZE 32\nconstexpr int kLog2WarpSize = 5;",
+    use_instead=f"`#define WARP_SIZE {portable.WARP_SIZE}` and `{portable.LOG2_WARP_SIZE}`: one source for nvcc and hipcc. On the host use `{portable.HOST_WARP_SIZE}`, which asks the device.",
+)
+
+TILE_32 = Rule(
+    id="WRP007",
+    name="tiled-partition-32",
+    category="warp-size",
+    severity=Severity.WARNING,
+    fix=FixKind.SUGGESTED,
+    summary="Cooperative-groups tile of 32 used as a whole warp",
+    what="Finds `cg::tiled_partition<32>` and `thread_block_tile<32>`.",
+    why=WHY_WAVE64 + "\nA 32-thread tile is legal on AMD but is half a wavefront: code that treats it as the warp (warp-synchronous shared-memory tricks, one result per warp) splits each wavefront in two.",
+    example="auto warp = cg::tiled_partition<32>(cg::this_thread_block());",
+    use_instead=f"`cg::tiled_partition<{portable.WARP_SIZE}>(block)` when the whole warp is meant; keep 32 when 32-thread groups are the algorithm.",
+)
+
+HOST_WARPS_PER_BLOCK = Rule(
+    id="WRP008",
+    name="host-warps-per-block",
+    category="warp-size",
+    severity=Severity.ERROR,
+    fix=FixKind.SUGGESTED,
+    summary="Host code computes warps per block as threads / 32",
+    what="Finds host-side divisions of a thread count by 32 (`threads / 32`, `(threads + 31) / 32`).",
+    why=WHY_WAVE64 + "\nThe host sizes launches and shared memory from this number; on wave64 the kernel then sees half as many warps as the host planned for.",
+    example="int warps = threads_per_block / 32;\nsize_t smem = warps * sizeof(float);",
+    use_instead=f"Ask the device once: `{portable.HOST_WARP_SIZE}` (cudaDeviceProp::warpSize / hipDeviceProp_t::warpSize).",
+)
+
+CONSTEXPR_WARPSIZE = Rule(
+    id="WRP009",
+    name="warpsize-as-constant-expression",
+    category="warp-size",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="`warpSize` used where a compile-time constant is required",
+    what="Finds `warpSize` in template arguments, array bounds, `constexpr` initialisers, `static_assert`s and `case` labels.",
+    why="""
+        In CUDA `warpSize` is a run-time variable too, but HIP made it a constexpr for a while,
+        and code came to rely on that. Under ROCm 7 `warpSize` is no longer a constant
+        expression: such code stops compiling. It also hides which width the device code
+        was compiled for.
+        """,
+    example="__shared__ float partial[warpSize];\nconstexpr int kLanes = warpSize;",
+    use_instead=f"`{portable.WARP_SIZE}`, which is a constant expression per compiled architecture.",
+)
+
+RULES = (
+    LANE_ARITHMETIC,
+    SHUFFLE_OFFSET,
+    PER_WARP_SHARED,
+    SHUFFLE_WIDTH,
+    LANE_LOOP,
+    WARP_CONSTANT,
+    TILE_32,
+    HOST_WARPS_PER_BLOCK,
+    CONSTEXPR_WARPSIZE,
+)
+
+# (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
+ARITHMETIC = {
+    ("&", 31): f"({portable.WARP_SIZE} - 1)",
+    ("%", 32): portable.WARP_SIZE,
+    ("/", 32): portable.WARP_SIZE,
+    (">>", 5): portable.LOG2_WARP_SIZE,
+}
+THREAD_COUNT_NAME = re.compile(r"(?i)(thread|block_?size|blockdim|block_?dim|nthreads|num_?threads|threads_?per_?block|block_?threads|\bbs\b|\bnt\b)")
+_WARP_CONSTANT_VALUES = {32: portable.WARP_SIZE, 5: portable.LOG2_WARP_SIZE, 31: f"({portable.WARP_SIZE} - 1)"}
+
+
+def _literal_edit(ctx: FileContext, node: tree_sitter.Node, replacement: str) -> tuple[Edit, ...]:
+    return (Edit(node.start_byte, node.end_byte, replacement.encode()),)
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    data = ctx.source.data
+    if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
+        return
+    yield from _constexpr_warpsize(ctx)
+    if not ctx.wave64_targets:
+        return  # wave32 RDNA targets only: 32 lanes is right
+    if b"threadIdx" in data or b"__shfl" in data or b"lane" in data or b"warp" in data.lower():
+        yield from _arithmetic(ctx)
+        yield from _shuffles(ctx)
+        yield from _shared_arrays(ctx)
+        yield from _lane_loops(ctx)
+    yield from _constants(ctx)
+    yield from _tiles(ctx)
+
+
+# -- WRP001 / WRP008: arithmetic ----------------------------------------------------------
+
+
+def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
+    facts = ctx.device
+    for node in captures("(binary_expression) @b", ctx.parsed.root).get("b", []):
+        parts = binary_parts(node, ctx.source)
+        if parts is None:
+            continue
+        left, operator, right = parts
+        value = int_value(right, ctx.source)
+        if (operator, value) not in ARITHMETIC:
+            continue
+        on_device = facts.is_device_code(node)
+        if on_device and _is_lane_arithmetic(ctx, node, left, operator):
+            yield LANE_ARITHMETIC.finding(
+                ctx,
+                right.start_byte,
+                right.end_byte,
+                f"`{operator} {ctx.source.text(right.start_byte, right.end_byte)}` on `{_short(ctx, left)}` assumes 32-lane warps",
+                edits=_literal_edit(ctx, right, ARITHMETIC[(operator, value)]),
+            )
+        elif not on_device and operator in ("/", ">>") and _is_thread_count(ctx, left):
+            yield HOST_WARPS_PER_BLOCK.finding(
+                ctx,
+                right.start_byte,
+                right.end_byte,
+                f"`{_short(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
+            )
+
+
+def _short(ctx: FileContext, node: tree_sitter.Node) -> str:
+    text = re.sub(r"\s+", " ", ctx.source.text(node.start_byte, node.end_byte))
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_lane_arithmetic(ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str) -> bool:
+    classes = ctx.device.expression_classes(left)
+    text = ctx.source.text(left.start_byte, left.end_byte)
+    if re.search(r"\bblockDim\s*\.\s*x\b", text) and operator in ("/", ">>"):
+        return True  # warps per block
+    if not classes & {VarClass.THREAD, VarClass.GLOBAL, VarClass.LANE, VarClass.WARP}:
+        return False
+    if VarClass.GLOBAL in classes and not classes & {VarClass.LANE, VarClass.WARP} and _is_bitset_math(ctx, node):
+        return False
+    return True
+
+
+def _is_bitset_math(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """`bits[i >> 5] & (1u << (i & 31))`: a 32-bit bitset indexed by a global id, not a lane."""
+    statement = enclosing(node, ("expression_statement", "declaration", "return_statement", "if_statement"))
+    if statement is None:
+        return False
+    text = re.sub(r"\s+", "", ctx.source.text(statement.start_byte, statement.end_byte))
+    return bool(re.search(r"1[uUlL]*<<\(?\w+(&31|%32)", text)) or bool(re.search(r"\[\w+(>>5|/32)\]", text))
+
+
+def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    text = ctx.source.text(node.start_byte, node.end_byte)
+    return bool(THREAD_COUNT_NAME.search(text)) and "sizeof" not in text
+
+
+# -- WRP002 / WRP004: shuffles -------------------------------------------------------------
+
+
+def _shuffles(ctx: FileContext) -> Iterable[Finding]:
+    facts = ctx.device
+    for owner, calls in facts.shuffles_by_function.items():
+        literal_offsets = []
+        for call in calls:
+            name = ctx.source.text(call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte)
+            lane, width = shuffle_operands(name, call)
+            if int_value(width, ctx.source) == 32:
+                yield SHUFFLE_WIDTH.finding(
+                    ctx, width.start_byte, width.end_byte, f"`{name}` with width 32 splits a 64-lane wavefront in two",
+                    edits=_literal_edit(ctx, width, portable.WARP_SIZE),
+                )  # fmt: skip
+            value = int_value(lane, ctx.source)
+            if value is not None:
+                literal_offsets.append((name, lane, value))
+        widest = max((v for n, _, v in literal_offsets if n.startswith(("__shfl_xor", "__shfl_down", "__shfl_up"))), default=0)
+        for name, lane, value in literal_offsets:
+            if value == 16 and widest == 16 and name.startswith(("__shfl_xor", "__shfl_down")):
+                yield SHUFFLE_OFFSET.finding(
+                    ctx, lane.start_byte, lane.end_byte,
+                    f"butterfly starts at offset 16: on wave64 `{name}` then combines only half the wavefront",
+                    edits=_literal_edit(ctx, lane, f"({portable.WARP_SIZE} / 2)"),
+                )  # fmt: skip
+            elif value == 31 and name in ("__shfl_sync", "__shfl"):
+                yield SHUFFLE_OFFSET.finding(
+                    ctx, lane.start_byte, lane.end_byte, "lane 31 is not the last lane of a 64-wide wavefront",
+                    edits=_literal_edit(ctx, lane, f"({portable.WARP_SIZE} - 1)"),
+                )  # fmt: skip
+
+
+def _for_parts(ctx: FileContext, loop: tree_sitter.Node):
+    """(counter name, initial value node, condition node, body) of a simple counted loop."""
+    initializer = loop.child_by_field_name("initializer")
+    condition = loop.child_by_field_name("condition")
+    if initializer is None or condition is None:
+        return None
+    declarator = None
+    if initializer.type == "declaration":
+        declarator = next((c for c in initializer.named_children if c.type == "init_declarator"), None)
+        if declarator is not None:
+            name_node, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+        else:
+            return None
+    elif initializer.type == "assignment_expression":
+        name_node, value = initializer.child_by_field_name("left"), initializer.child_by_field_name("right")
+    else:
+        return None
+    if name_node is None or value is None or name_node.type != "identifier":
+        return None
+    return ctx.source.text(name_node.start_byte, name_node.end_byte), value, condition, loop.child_by_field_name("body")
+
+
+def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
+    for loop in captures("(for_statement) @f", ctx.parsed.root).get("f", []):
+        parts = _for_parts(ctx, loop)
+        if parts is None or not ctx.device.is_device_code(loop):
+            continue
+        counter, start, condition, body = parts
+        loop_text = ctx.source.text(loop.start_byte, loop.end_byte)
+        uses_shuffle = any(name in loop_text for name in SHUFFLE_CALLS)
+        start_value = int_value(start, ctx.source)
+        if start_value == 16 and uses_shuffle and _shuffle_uses(ctx, loop, counter):
+            yield SHUFFLE_OFFSET.finding(
+                ctx, start.start_byte, start.end_byte,
+                f"shuffle ladder starts at `{counter} = 16`: on wave64 it reduces each half-wavefront separately",
+                edits=_literal_edit(ctx, start, f"({portable.WARP_SIZE} / 2)"),
+            )  # fmt: skip
+            continue
+        bound = _upper_bound(ctx, condition, counter)
+        if bound is None or int_value(bound, ctx.source) != 32:
+            continue
+        if (uses_shuffle and _shuffle_uses(ctx, loop, counter)) or _compares_with_lane(ctx, body, counter):
+            rule = SHUFFLE_OFFSET if start_value == 1 else LANE_LOOP
+            yield rule.finding(
+                ctx, bound.start_byte, bound.end_byte,
+                f"loop over lanes stops at 32: lanes 32-63 of a wave64 wavefront are never visited",
+                edits=_literal_edit(ctx, bound, portable.WARP_SIZE),
+            )  # fmt: skip
+
+
+def _upper_bound(ctx: FileContext, condition: tree_sitter.Node, counter: str) -> tree_sitter.Node | None:
+    parts = binary_parts(condition, ctx.source) if condition.type == "binary_expression" else None
+    if parts is None:
+        return None
+    left, operator, right = parts
+    if operator in ("<", "<=") and ctx.source.text(left.start_byte, left.end_byte) == counter:
+        return right
+    return None
+
+
+def _shuffle_uses(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
+    for name, call in ctx.device.calls_named(SHUFFLE_CALLS):
+        if not (loop.start_byte <= call.start_byte < loop.end_byte):
+            continue
+        lane, _ = shuffle_operands(name, call)
+        if lane is not None and re.search(rf"\b{re.escape(counter)}\b", ctx.source.text(lane.start_byte, lane.end_byte)):
+            return True
+    return False
+
+
+def _compares_with_lane(ctx: FileContext, body: tree_sitter.Node | None, counter: str) -> bool:
+    if body is None:
+        return False
+    for node in captures("(binary_expression) @b", body).get("b", []):
+        parts = binary_parts(node, ctx.source)
+        if parts is None or parts[1] not in ("==", "!="):
+            continue
+        names = {ctx.source.text(n.start_byte, n.end_byte) for n in (parts[0], parts[2])}
+        if counter in names:
+            other = parts[2] if ctx.source.text(parts[0].start_byte, parts[0].end_byte) == counter else parts[0]
+            if VarClass.LANE in ctx.device.expression_classes(other):
+                return True
+    return False
+
+
+# -- WRP003: shared arrays -----------------------------------------------------------------
+
+
+def _shared_arrays(ctx: FileContext) -> Iterable[Finding]:
+    for declaration in captures("(declaration) @d", ctx.parsed.root).get("d", []):
+        if b"__shared__" not in ctx.source.data[declaration.start_byte : declaration.end_byte]:
+            continue
+        for array in captures("(array_declarator) @a", declaration).get("a", []):
+            size = array.child_by_field_name("size")
+            name_node = array.child_by_field_name("declarator")
+            if size is None or name_node is None or name_node.type != "identifier":
+                continue
+            size_text = re.sub(r"\s+", "", ctx.source.text(size.start_byte, size.end_byte))
+            name = ctx.source.text(name_node.start_byte, name_node.end_byte)
+            divisor = _per_warp_divisor(ctx, size)
+            if divisor is not None:
+                yield PER_WARP_SHARED.finding(
+                    ctx, divisor.start_byte, divisor.end_byte, f"`{name}[{size_text}]` has one slot per 32-thread warp",
+                    edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
+                )  # fmt: skip
+            elif int_value(size, ctx.source) == 32 and _indexed_by_lane_or_warp(ctx, declaration, name):
+                yield PER_WARP_SHARED.finding(
+                    ctx, size.start_byte, size.end_byte, f"`{name}[32]` is indexed by lane or warp id: too small for 64 lanes",
+                    edits=_literal_edit(ctx, size, portable.WARP_SIZE),
+                )  # fmt: skip
+
+
+def _per_warp_divisor(ctx: FileContext, size: tree_sitter.Node) -> tree_sitter.Node | None:
+    nodes = [size] + captures("(binary_expression) @b", size).get("b", [])
+    for node in nodes:
+        if node.type != "binary_expression":
+            continue
+        parts = binary_parts(node, ctx.source)
+        if parts and (parts[1], int_value(parts[2], ctx.source)) in (("/", 32), (">>", 5)):
+            return parts[2]
+    return None
+
+
+def _indexed_by_lane_or_warp(ctx: FileContext, declaration: tree_sitter.Node, name: str) -> bool:
+    scope = enclosing(declaration, ("function_definition",)) or ctx.parsed.root
+    for subscript in captures("(subscript_expression) @s", scope).get("s", []):
+        target = subscript.child_by_field_name("argument")
+        if target is None or ctx.source.text(target.start_byte, target.end_byte) != name:
+            continue
+        indices = subscript.child_by_field_name("indices") or subscript.child_by_field_name("index")
+        if indices is None:
+            continue
+        for index in indices.named_children if indices.named_child_count else [indices]:
+            if ctx.device.expression_classes(index) & {VarClass.LANE, VarClass.WARP}:
+                return True
+            text = re.sub(r"\s+", "", ctx.source.text(index.start_byte, index.end_byte))
+            if re.search(r"(&31|%32|/32|>>5)$", text) and ctx.device.expression_is_thread_based(index):
+                return True
+    return False
+
+
+# -- WRP006: constants ---------------------------------------------------------------------
+
+
+def _constants(ctx: FileContext) -> Iterable[Finding]:
+    root = ctx.parsed.root
+    for define in captures("(preproc_def name: (identifier) @name value: (preproc_arg) @value)", root).get("name", []):
+        value_node = define.parent.child_by_field_name("value")
+        yield from _constant_finding(ctx, ctx.source.text(define.start_byte, define.end_byte), value_node, raw=True)
+    for declarator in captures("(init_declarator) @i", root).get("i", []):
+        declaration = declarator.parent
+        if declaration is None or not re.search(rb"\b(const|constexpr|static)\b", ctx.source.data[declaration.start_byte : declarator.start_byte]):
+            continue
+        name_node = declarator.child_by_field_name("declarator")
+        if name_node is not None and name_node.type == "identifier":
+            yield from _constant_finding(ctx, ctx.source.text(name_node.start_byte, name_node.end_byte), declarator.child_by_field_name("value"))
+    for enumerator in captures("(enumerator) @e", root).get("e", []):
+        name_node = enumerator.child_by_field_name("name")
+        yield from _constant_finding(ctx, ctx.source.text(name_node.start_byte, name_node.end_byte), enumerator.child_by_field_name("value"))
+    for parameter in captures("(optional_parameter_declaration) @p", root).get("p", []):
+        name_node = parameter.child_by_field_name("declarator")
+        if name_node is not None:
+            yield from _constant_finding(ctx, ctx.source.text(name_node.start_byte, name_node.end_byte), parameter.child_by_field_name("default_value"))
+
+
+def _constant_finding(ctx: FileContext, name: str, value: tree_sitter.Node | None, raw: bool = False) -> Iterable[Finding]:
+    if value is None or not WARP_CONSTANT_NAME.search(name):
+        return
+    if raw:
+        text = ctx.source.text(value.start_byte, value.end_byte)
+        match = re.fullmatch(r"\s*\(?\s*(\d+)[uU]?\s*\)?\s*(//.*|/\*.*)?", text)
+        if not match:
+            return
+        start = value.start_byte + len(text[: match.start(1)].encode())
+        end = start + len(match.group(1))
+        number = int(match.group(1))
+    else:
+        number = int_value(value, ctx.source)
+        start, end = value.start_byte, value.end_byte
+    expected = {32: ("warp size",), 5: ("log2",), 31: ("lane mask",)}
+    if number not in expected:
+        return
+    if number == 5 and not re.search(r"(?i)(log|shift|bits)", name):
+        return
+    if number == 31 and not re.search(r"(?i)mask", name):
+        return
+    replacement = _WARP_CONSTANT_VALUES[number]
+    yield WARP_CONSTANT.finding(
+        ctx, start, end, f"`{name}` fixes the warp at 32 lanes; CDNA wavefronts have 64",
+        edits=(Edit(start, end, replacement.encode()),),
+    )  # fmt: skip
+
+
+# -- WRP007: tiles --------------------------------------------------------------------------
+
+
+def _tiles(ctx: FileContext) -> Iterable[Finding]:
+    if b"tiled_partition" not in ctx.source.data and b"thread_block_tile" not in ctx.source.data:
+        return
+    for arguments in captures("(template_argument_list) @t", ctx.parsed.root).get("t", []):
+        owner = arguments.parent
+        if owner is None:
+            continue
+        owner_text = ctx.source.text(owner.start_byte, arguments.start_byte)
+        if not re.search(r"(tiled_partition|thread_block_tile)\s*$", owner_text):
+            continue
+        for argument in arguments.named_children:
+            if int_value(argument, ctx.source) == 32 or (argument.type == "type_descriptor" and ctx.source.text(argument.start_byte, argument.end_byte) == "32"):
+                yield TILE_32.finding(
+                    ctx, argument.start_byte, argument.end_byte, f"`{owner_text.strip()}<32>` is half a 64-lane wavefront"
+                )
+
+
+# -- WRP009: warpSize as a constant ----------------------------------------------------------
+
+_CONSTANT_CONTEXTS = ("template_argument_list", "array_declarator", "static_assert_declaration", "case_statement")
+
+
+def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
+    if b"warpSize" not in ctx.source.data:
+        return
+    rocm7 = version_tuple(ctx.config.rocm_version) >= (7, 0)
+    for node in captures('((identifier) @w (#eq? @w "warpSize"))', ctx.parsed.root).get("w", []):
+        if not _in_constant_context(ctx, node):
+            continue
+        yield CONSTEXPR_WARPSIZE.finding(
+            ctx, node.start_byte, node.end_byte,
+            "`warpSize` is not a constant expression under ROCm 7" + ("" if rocm7 else " (it still is in ROCm " + ctx.config.rocm_version + ")"),
+            edits=(Edit(node.start_byte, node.end_byte, portable.WARP_SIZE.encode()),),
+            severity=Severity.ERROR if rocm7 else Severity.WARNING,
+        )  # fmt: skip
+
+
+def _in_constant_context(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    while parent is not None and parent.type not in ("compound_statement", "function_definition", "translation_unit"):
+        if parent.type in _CONSTANT_CONTEXTS:
+            return parent.type != "array_declarator" or _is_array_size(parent, node)
+        if parent.type == "init_declarator":
+            declaration = parent.parent
+            prefix = ctx.source.data[declaration.start_byte : parent.start_byte] if declaration else b""
+            return b"constexpr" in prefix
+        parent = parent.parent
+    return False
+
+
+def _is_array_size(array: tree_sitter.Node, node: tree_sitter.Node) -> bool:
+    size = array.child_by_field_name("size")
+    return size is not None and size.start_byte <= node.start_byte and node.end_byte <= size.end_byte
