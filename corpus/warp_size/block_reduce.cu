@@ -3,11 +3,11 @@
 #include <cuda_runtime.h>  // expect: API005
 
 #define WARP_SIZE 32  // expect: WRP006
-#define FULL_MASK 0xffffffffu
+#define FULL_MASK 0xffffffffu  // expect: MSK001
 
 __device__ float warp_reduce(float v) {
   for (int offset = 16; offset > 0; offset /= 2) {  // expect: WRP002
-    v += __shfl_down_sync(FULL_MASK, v, offset);
+    v += __shfl_down_sync(FULL_MASK, v, offset);  // expect: SYN001
   }
   return v;
 }

@@ -7,21 +7,21 @@ constexpr int kWarpSize = 32;  // expect: WRP006
 constexpr int kLog2WarpSize = 5;  // expect: WRP006
 
 __device__ float last_lane_value(float v) {
-  return __shfl_sync(0xffffffff, v, 31);  // expect: WRP002
+  return __shfl_sync(0xffffffff, v, 31);  // expect: WRP002 SYN001 MSK001
 }
 
 __device__ float butterfly_max(float v) {
-  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 16));  // expect: WRP002
-  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 8));
-  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 4));
-  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 2));
-  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 1));
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 16));  // expect: WRP002 SYN001 MSK001
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 8));  // expect: SYN001 MSK001
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 4));  // expect: SYN001 MSK001
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 2));  // expect: SYN001 MSK001
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 1));  // expect: SYN001 MSK001
   return v;
 }
 
 __device__ float inclusive_scan(float v, int lane) {
   for (int offset = 1; offset < 32; offset *= 2) {  // expect: WRP002
-    float up = __shfl_up_sync(0xffffffff, v, offset, 32);  // expect: WRP004
+    float up = __shfl_up_sync(0xffffffff, v, offset, 32);  // expect: WRP004 SYN001 MSK001
     if (lane >= offset) v += up;
   }
   return v;
@@ -29,7 +29,7 @@ __device__ float inclusive_scan(float v, int lane) {
 
 __device__ float gather_all_lanes(float v) {
   float total = 0.0f;
-  for (int src = 0; src < 32; ++src) total += __shfl_sync(0xffffffff, v, src);  // expect: WRP005
+  for (int src = 0; src < 32; ++src) total += __shfl_sync(0xffffffff, v, src);  // expect: WRP005 SYN001 MSK001
   return total;
 }
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from porter.rules import api, build, library, warp_size
+from porter.rules import api, build, lane_mask, library, warp_size, warp_sync
 from porter.rules.base import FileContext, Rule
 
-FAMILIES: tuple[ModuleType, ...] = (api, library, build, warp_size)
+FAMILIES: tuple[ModuleType, ...] = (api, library, build, warp_size, lane_mask, warp_sync)
 
 
 def all_rules() -> dict[str, Rule]:

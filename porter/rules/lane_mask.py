@@ -1,0 +1,212 @@
+"""Lane masks (category `lane-mask`): 32-bit masks for a 64-lane wavefront."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import tree_sitter
+
+from porter.findings import Edit, Finding, FixKind, Severity
+from porter.parse import captures
+from porter.rules import portable
+from porter.rules.base import FileContext, Rule
+from porter.rules.device import BALLOT_CALLS, VarClass, binary_parts, call_arguments, int_value
+
+WHY_MASKS = """
+    A CDNA wavefront has 64 lanes, so `__ballot`, `__activemask` and `__match_any` return
+    64-bit masks, and ROCm's `_sync` intrinsics require a 64-bit mask argument (a
+    `static_assert` rejects a 32-bit one from ROCm 7 on). A 32-bit mask silently drops lanes
+    32-63: votes miss half the wavefront, population counts come out too small.
+    """
+
+FULL_MASK_32 = Rule(
+    id="MSK001",
+    name="full-mask-32-bit",
+    category="lane-mask",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="`0xffffffff` used as the all-lanes mask",
+    what="Finds `0xffffffff` (and `~0u`) passed as the mask of `_sync` intrinsics, compared with vote results, or defined as a mask constant.",
+    why=WHY_MASKS,
+    example="v += __shfl_down_sync(0xffffffff, v, offset);\n#define FULL_MASK 0xffffffffu",
+    use_instead=f"`{portable.FULL_MASK}`: `0xffffffffu` on NVIDIA, all 64 bits on AMD.",
+)
+
+MASK_TRUNCATED = Rule(
+    id="MSK002",
+    name="vote-result-in-32-bits",
+    category="lane-mask",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="Ballot or active-mask result stored in a 32-bit integer",
+    what="Finds `__ballot_sync`, `__ballot`, `__activemask` and `__match_any_sync` results assigned to `unsigned`, `int` or `uint32_t` variables.",
+    why=WHY_MASKS,
+    example="unsigned votes = __ballot_sync(0xffffffff, pred);",
+    use_instead=f"`{portable.LANE_MASK_TYPE} votes = __ballot_sync({portable.FULL_MASK}, pred);`",
+)
+
+MASK_BIT_OPS_32 = Rule(
+    id="MSK003",
+    name="mask-bit-ops-32-bit",
+    category="lane-mask",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="`__popc`, `__ffs` or `__clz` applied to a lane mask",
+    what="Finds the 32-bit bit-counting intrinsics applied to vote results.",
+    why=WHY_MASKS + "\n`__popc` counts only the low 32 bits; `__ffs` and `__clz` look at half the mask.",
+    example="int active = __popc(__activemask());",
+    use_instead="`__popcll`, `__ffsll`, `__clzll`: the 64-bit forms exist in CUDA and HIP alike.",
+)
+
+LANE_BIT_32 = Rule(
+    id="MSK004",
+    name="lane-bit-32-bit",
+    category="lane-mask",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="`1 << lane` built in 32 bits",
+    what="Finds `1 << lane` and `1u << lane` where the shift is a lane id.",
+    why=WHY_MASKS + "\nFor lanes 32-63 a 32-bit shift is undefined behaviour; in practice the bit is lost.",
+    example="unsigned below = (1u << lane) - 1;",
+    use_instead=f"`(({portable.LANE_MASK_TYPE})1 << lane)`.",
+)
+
+RULES = (FULL_MASK_32, MASK_TRUNCATED, MASK_BIT_OPS_32, LANE_BIT_32)
+
+MASK_TAKING = frozenset(
+    {
+        "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
+        "__all_sync", "__match_any_sync", "__match_all_sync", "__syncwarp", "__reduce_add_sync", "__reduce_min_sync",
+        "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
+    }
+)  # fmt: skip
+THIRTY_TWO_BIT_TYPES = re.compile(r"^(const )?(unsigned|unsigned int|int|signed|signed int|uint32_t|int32_t|uint)$")
+BIT_OPS = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll"}
+MASK_NAME = re.compile(r"(?i)mask")
+
+
+def _is_full_mask_32(ctx: FileContext, node: tree_sitter.Node | None) -> bool:
+    if node is None:
+        return False
+    text = re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
+    return int_value(node, ctx.source) == 0xFFFFFFFF or text in ("~0u", "~0U", "(~0u)", "~0x0u")
+
+
+def _mask_edit(node: tree_sitter.Node) -> tuple[Edit, ...]:
+    return (Edit(node.start_byte, node.end_byte, portable.FULL_MASK.encode()),)
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    data = ctx.source.data
+    if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave64_targets:
+        return
+    if not re.search(rb"_sync|__ballot|__activemask|0x[fF]{8}|<<", data):
+        return
+    yield from _mask_arguments(ctx)
+    yield from _mask_definitions(ctx)
+    yield from _truncated_votes(ctx)
+    yield from _bit_ops(ctx)
+    yield from _lane_bits(ctx)
+
+
+def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
+    for name, call in ctx.device.calls_named(MASK_TAKING):
+        arguments = call_arguments(call)
+        if arguments and _is_full_mask_32(ctx, arguments[0]):
+            mask = arguments[0]
+            yield FULL_MASK_32.finding(
+                ctx, mask.start_byte, mask.end_byte, f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits",
+                edits=_mask_edit(mask),
+            )  # fmt: skip
+    for node in captures("(binary_expression) @b", ctx.parsed.root).get("b", []):
+        parts = binary_parts(node, ctx.source)
+        if parts is None or parts[1] not in ("==", "!="):
+            continue
+        left, _, right = parts
+        for side, other in ((left, right), (right, left)):
+            if _is_full_mask_32(ctx, side) and VarClass.MASK in ctx.device.expression_classes(other):
+                yield FULL_MASK_32.finding(
+                    ctx, side.start_byte, side.end_byte, "a vote result compared with a 32-bit all-lanes mask",
+                    edits=_mask_edit(side),
+                )  # fmt: skip
+
+
+def _mask_definitions(ctx: FileContext) -> Iterable[Finding]:
+    root = ctx.parsed.root
+    for name_node in captures("(preproc_def name: (identifier) @name)", root).get("name", []):
+        name = ctx.source.text(name_node.start_byte, name_node.end_byte)
+        value = name_node.parent.child_by_field_name("value")
+        if value is None or not MASK_NAME.search(name):
+            continue
+        text = ctx.source.text(value.start_byte, value.end_byte)
+        match = re.search(r"0[xX][fF]{8}[uU]?|~0[uU]", text)
+        if match and not re.search(r"0[xX][fF]{9}", text):
+            start = value.start_byte + len(text[: match.start()].encode())
+            end = start + len(match.group())
+            yield FULL_MASK_32.finding(
+                ctx, start, end, f"`{name}` is a 32-bit all-lanes mask", edits=(Edit(start, end, portable.FULL_MASK.encode()),)
+            )
+    for declarator in captures("(init_declarator) @i", root).get("i", []):
+        name_node, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+        if name_node is None or value is None or name_node.type != "identifier":
+            continue
+        if MASK_NAME.search(ctx.source.text(name_node.start_byte, name_node.end_byte)) and _is_full_mask_32(ctx, value):
+            yield FULL_MASK_32.finding(ctx, value.start_byte, value.end_byte, "a 32-bit all-lanes mask constant", edits=_mask_edit(value))
+
+
+def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
+    for declaration in captures("(declaration) @d", ctx.parsed.root).get("d", []):
+        type_node = declaration.child_by_field_name("type")
+        if type_node is None:
+            continue
+        type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
+        if not THIRTY_TWO_BIT_TYPES.match(type_text):
+            continue
+        for declarator in declaration.named_children:
+            value = declarator.child_by_field_name("value") if declarator.type == "init_declarator" else None
+            if value is None:
+                continue
+            text = ctx.source.text(value.start_byte, value.end_byte)
+            call = next((c for c in BALLOT_CALLS if c in text), None)
+            if call is None or re.search(r"__popc|__ffs|__clz|!=|==|\?", text):
+                continue
+            yield MASK_TRUNCATED.finding(
+                ctx, type_node.start_byte, type_node.end_byte, f"`{call}` returns a 64-bit mask on wave64; `{type_text}` keeps 32 bits",
+                edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
+            )  # fmt: skip
+            break
+
+
+def _bit_ops(ctx: FileContext) -> Iterable[Finding]:
+    for name, call in ctx.device.calls_named(BIT_OPS):
+        arguments = call_arguments(call)
+        if len(arguments) != 1:
+            continue
+        argument = arguments[0]
+        text = ctx.source.text(argument.start_byte, argument.end_byte)
+        if VarClass.MASK in ctx.device.expression_classes(argument) or any(c in text for c in BALLOT_CALLS):
+            function = call.child_by_field_name("function")
+            yield MASK_BIT_OPS_32.finding(
+                ctx, function.start_byte, function.end_byte, f"`{name}` reads 32 bits of a 64-bit lane mask",
+                edits=(Edit(function.start_byte, function.end_byte, BIT_OPS[name].encode()),),
+            )  # fmt: skip
+
+
+def _lane_bits(ctx: FileContext) -> Iterable[Finding]:
+    for node in captures("(binary_expression) @b", ctx.parsed.root).get("b", []):
+        parts = binary_parts(node, ctx.source)
+        if parts is None or parts[1] != "<<":
+            continue
+        left, _, right = parts
+        literal = ctx.source.text(left.start_byte, left.end_byte)
+        if int_value(left, ctx.source) != 1 or re.search(r"[lL]", literal):
+            continue
+        classes = ctx.device.expression_classes(right)
+        if VarClass.LANE in classes or (
+            VarClass.THREAD in classes and re.search(r"(&\s*31|%\s*32)", ctx.source.text(right.start_byte, right.end_byte))
+        ):
+            yield LANE_BIT_32.finding(
+                ctx, left.start_byte, left.end_byte, f"`{literal} << {ctx.source.text(right.start_byte, right.end_byte)}` overflows for lanes 32-63",
+                edits=(Edit(left.start_byte, left.end_byte, f"(({portable.LANE_MASK_TYPE})1)".encode()),),
+            )  # fmt: skip

@@ -1,0 +1,103 @@
+"""Short (code, expected rules) pairs, positive and negative side by side, pyupgrade style.
+
+Each snippet is scanned as a .cu file under the given targets and ROCm version; the expected
+list is every rule reported, in order of position.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from porter.config import Config
+from porter.discover import DiscoveredFile
+from porter.scan import Deep, analyze_file
+from porter.source import FileKind
+
+
+def rules_for(tmp_path, code: str, targets=("gfx942",), rocm="6.4", name="snippet.cu") -> list[str]:
+    path = tmp_path / name
+    path.write_text(code)
+    config = Config(targets=tuple(targets), rocm_version=rocm)
+    result = analyze_file(DiscoveredFile(path, name, FileKind.CUDA), config, Deep.NEVER, None)
+    assert result.error is None, result.error
+    return [f.rule for f in sorted(result.findings, key=lambda f: f.span.start_byte)]
+
+
+K = "__global__ void k(float* x) {{ {} }}"
+D = "__device__ float f(float v, int lane) {{ {} }}"
+
+CASES = [
+    # warp-size: lane and warp arithmetic on thread indices
+    (K.format("int lane = threadIdx.x & 31; x[lane] = 0;"), ["WRP001"]),
+    (K.format("int w = threadIdx.x / 32; x[w] = 0;"), ["WRP001"]),
+    (K.format("int t = threadIdx.x; int l = t % 32; x[l] = 0;"), ["WRP001"]),
+    (K.format("int t = threadIdx.x; int u = t; int w = u >> 5; x[w] = 0;"), ["WRP001"]),
+    (K.format("int i = threadIdx.x & 0x1f; x[i] = 0;"), ["WRP001"]),
+    # ... and the 32s that are not warps
+    (K.format("int n = 1000; int words = n / 32; x[0] = words;"), []),
+    (K.format("unsigned h = 12345u; x[h & 31] = 0;"), []),
+    (K.format("__shared__ float tile[32][33]; tile[threadIdx.y][threadIdx.x] = 0;"), []),
+    (K.format("int i = blockIdx.x * blockDim.x + threadIdx.x; atomicOr((unsigned*)x + (i >> 5), 1u << (i & 31));"), []),
+    (K.format("for (int b = 0; b < 32; ++b) x[b] = 0;"), []),
+    (K.format("int lane = threadIdx.x % warpSize; x[lane] = 0;"), []),
+    # shuffles
+    (D.format("for (int o = 16; o > 0; o >>= 1) v += __shfl_xor(v, o); return v;"), ["WRP002"]),
+    (D.format("for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_xor(v, o); return v;"), []),
+    (D.format("return __shfl(v, 0, 32);"), ["WRP004"]),
+    (D.format("return __shfl(v, 0, 16);"), []),
+    (D.format("v += __shfl_xor(v, 32); v += __shfl_xor(v, 16); return v;"), []),
+    # warp-size constants, and names that only look alike
+    ("#define WARP_SIZE 32\n", ["WRP006"]),
+    ("#define WARPS_PER_BLOCK 32\n", []),
+    ("#define TILE_DIM 32\n", []),
+    ("static constexpr int kWarpSize = 32;\n", ["WRP006"]),
+    ("enum { kLanes = 32 };\n", ["WRP006"]),
+    ("template <int WARP_SIZE = 32> __device__ int g() { return WARP_SIZE; }\n", ["WRP006"]),
+    ("#define LOG_WARP_SIZE 5\n", ["WRP006"]),
+    ("#define WARP_SIZE 64\n", []),
+    # warpSize where a constant expression is needed
+    (K.format("__shared__ float s[warpSize]; s[0] = 0;"), ["WRP009"]),
+    (K.format("int n = warpSize; x[0] = n;"), []),
+    # lane masks
+    (D.format("unsigned m = __ballot_sync(0xffffffff, v > 0); return __popc(m);"), ["MSK002", "SYN001", "MSK001", "MSK003"]),
+    (D.format("unsigned long long m = __ballot(v > 0); return __popcll(m);"), []),
+    (D.format("return (float)(1u << lane);"), ["MSK004"]),
+    (D.format("return (float)(1u << 3);"), []),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), CASES, ids=[str(i) for i in range(len(CASES))])
+def test_snippet(tmp_path, code, expected):
+    assert rules_for(tmp_path, code) == expected
+
+
+def test_wave32_targets_silence_warp_size_findings(tmp_path):
+    code = K.format("int lane = threadIdx.x & 31; unsigned m = __ballot_sync(0xffffffff, lane); x[lane] = m;")
+    assert rules_for(tmp_path, code, targets=("gfx1100",), rocm="7.0") == []
+    assert rules_for(tmp_path, code, targets=("gfx1100", "gfx942"), rocm="7.0") == ["WRP001", "MSK002", "MSK001"]
+
+
+@pytest.mark.parametrize(
+    ("rocm", "expected"),
+    [("6.1", ["SYN001", "SYN002"]), ("6.4", ["SYN001", "SYN002"]), ("7.0", []), ("7.2", [])],
+)
+def test_warp_sync_follows_the_rocm_version(tmp_path, rocm, expected):
+    code = D.format("v = __shfl_down_sync(~0ull, v, 1); __syncwarp(); return v;")
+    assert rules_for(tmp_path, code, rocm=rocm) == expected
+
+
+def test_warp_sync_severity_by_version(tmp_path):
+    from porter.scan import analyze_file as analyze
+
+    path = tmp_path / "s.cu"
+    path.write_text(D.format("return __shfl_down_sync(~0ull, v, 1);"))
+    severities = {}
+    for rocm in ("6.1", "6.4"):
+        result = analyze(DiscoveredFile(path, "s.cu", FileKind.CUDA), Config(rocm_version=rocm), Deep.NEVER, None)
+        severities[rocm] = [str(f.severity) for f in result.findings]
+    assert severities == {"6.1": ["error"], "6.4": ["warning"]}
+
+
+def test_opt_in_macro_silences_the_preview_warning(tmp_path):
+    code = "#define HIP_ENABLE_WARP_SYNC_BUILTINS\n" + D.format("return __shfl_down_sync(~0ull, v, 1);")
+    assert rules_for(tmp_path, code, rocm="6.4") == []
