@@ -20,12 +20,12 @@ unsigned long long stream_id(cudaStream_t stream) {  // expect: API003
   return id;
 }
 
-void tensor_map(CUtensorMap* map, void* base) {  // expect: API007
+void tensor_map(CUtensorMap* map, void* base) {  // expect: ASY002 API007
   cuuint64_t dims[2] = {1024, 1024};  // expect: API007
   cuuint64_t strides[1] = {1024 * sizeof(float)};  // expect: API007
   cuuint32_t box[2] = {64, 64};  // expect: API007
   cuuint32_t element_strides[2] = {1, 1};  // expect: API007
-  cuTensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box, element_strides,  // expect: API007 API007
+  cuTensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box, element_strides,  // expect: API007 ASY002 API007
                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,  // expect: API007 API007
                          CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);  // expect: API007 API007
 }

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from porter.rules import api, build, lane_mask, library, warp_size, warp_sync
+from porter.rules import api, async_copy, build, inline_asm, lane_mask, library, matrix, warp_size, warp_sync
 from porter.rules.base import FileContext, Rule
 
-FAMILIES: tuple[ModuleType, ...] = (api, library, build, warp_size, lane_mask, warp_sync)
+FAMILIES: tuple[ModuleType, ...] = (
+    api,
+    library,
+    build,
+    warp_size,
+    lane_mask,
+    warp_sync,
+    inline_asm,
+    matrix,
+    async_copy,
+)
 
 
 def all_rules() -> dict[str, Rule]:

@@ -105,6 +105,12 @@ class FileContext:
 
         return DeviceFacts(self.source, self.parsed.root)
 
+    @cached_property
+    def asm_statements(self):
+        from porter.rules.ptx import asm_statements
+
+        return asm_statements(self.source, self.parsed.root)
+
     @property
     def wave64_targets(self) -> list[str]:
         from porter.rules.arch import wave64_targets
