@@ -110,10 +110,23 @@ class MacroUse:
 
 
 @dataclass
+class SharedVariable:
+    """A `__shared__` variable with the size libclang computed for its type (None if dependent)."""
+
+    name: str
+    offset: int
+    end_offset: int
+    size: int | None
+    function_offset: int | None  # start of the enclosing function, if any
+    dynamic: bool  # extern __shared__ T x[];
+
+
+@dataclass
 class ClangUnit:
     """What the rules may ask of one libclang parse of one file."""
 
     references: list[Reference] = field(default_factory=list)
+    shared_variables: list[SharedVariable] = field(default_factory=list)
     macro_uses: list[MacroUse] = field(default_factory=list)
     macro_definitions: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -224,6 +237,23 @@ def _from_main_file(cindex):
     return function
 
 
+def _is_shared(cursor) -> bool:
+    return any(child.kind.name == "CUDASHARED_ATTR" for child in cursor.get_children())
+
+
+def _shared_variable(cursor, top) -> SharedVariable:
+    size = cursor.type.get_size()
+    is_function = top.kind.name in ("FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD")
+    return SharedVariable(
+        name=cursor.spelling,
+        offset=cursor.extent.start.offset,
+        end_offset=cursor.extent.end.offset,
+        size=size if size is not None and size > 0 else None,
+        function_offset=top.extent.start.offset if is_function else None,
+        dynamic=cursor.type.kind.name == "INCOMPLETEARRAY",
+    )
+
+
 def _collect(unit, cindex, source: SourceFile) -> ClangUnit:
     result = ClangUnit()
     in_main = _from_main_file(cindex)
@@ -249,6 +279,8 @@ def _collect(unit, cindex, source: SourceFile) -> ClangUnit:
                 result.macro_uses.append(
                     MacroUse(cursor.spelling, cursor.extent.start.offset, cursor.extent.end.offset)
                 )
+            elif kind == "VAR_DECL" and _is_shared(cursor):
+                result.shared_variables.append(_shared_variable(cursor, top))
             elif kind in _REFERENCE_KINDS and cursor.spelling:
                 referenced = cursor.referenced
                 declared = None

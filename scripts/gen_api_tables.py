@@ -96,6 +96,7 @@ CUDA_CLASSIFY_SOURCE = """
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <curand.h>
 #include <curand_kernel.h>
 #include <cuComplex.h>
@@ -350,6 +351,41 @@ def build_includes(torch_tables, header_sets) -> dict[str, dict]:
     return dict(sorted(includes.items()))
 
 
+def build_numeric_intrinsics(classified, version_sets) -> dict[str, str | None]:
+    """half and bfloat16 intrinsics of CUDA 12.9 → the first checked HIP release that has them."""
+    found = {}
+    for name, info in classified.items():
+        public = re.fullmatch(r"(__|h)[a-z0-9_]+", name) and not re.search(r"internal|simpl|___", name)
+        if info["kind"] == "function" and re.match(r"cuda_(fp16|bf16)\.h", info["header"]) and public:
+            found[name] = first_version(name, version_sets)
+    return dict(sorted(found.items()))
+
+
+# Cooperative-groups API names whose presence in HIP's headers is recorded per release.
+CG_NAMES = (
+    "reduce", "inclusive_scan", "exclusive_scan", "memcpy_async", "wait_prior", "invoke_one",
+    "invoke_one_broadcast", "labeled_partition", "binary_partition", "block_tile_memory", "num_threads",
+    "dim_threads", "num_blocks", "block_rank", "cluster_group", "this_cluster", "thread_block_tile",
+    "tiled_partition", "coalesced_threads", "this_grid", "grid_group", "this_multi_grid", "multi_grid_group",
+)  # fmt: skip
+
+
+def build_cooperative_groups(header_sets: dict[str, Path]) -> dict[str, str | None]:
+    first: dict[str, str | None] = dict.fromkeys(CG_NAMES)
+    for label, _, _ in HIP_VERSIONS:
+        include = header_sets[label] / "hip"
+        text = " ".join(
+            p.read_text(errors="replace")
+            for p in (include / "hip_cooperative_groups.h", include / "amd_detail" / "amd_hip_cooperative_groups.h")
+            if p.is_file()
+        )
+        present = set(re.findall(r"[A-Za-z_]\w*", text))
+        for name in CG_NAMES:
+            if first[name] is None and name in present:
+                first[name] = label
+    return first
+
+
 def generate() -> dict:
     print("porter: generating the CUDA→HIP table", file=sys.stderr)
     provision.provision_cuda_headers()
@@ -372,6 +408,8 @@ def generate() -> dict:
         "checked_from": checked_from(header_sets),
         "identifiers": identifiers,
         "includes": build_includes(torch_tables, header_sets),
+        "numeric_intrinsics": build_numeric_intrinsics(classified, version_sets),
+        "cooperative_groups": build_cooperative_groups(header_sets),
     }
 
 

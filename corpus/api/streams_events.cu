@@ -39,5 +39,5 @@ int describe_device() {
   // cudaMalloc and cudaFree in a comment are not code.
   const char* label = "cudaMemcpyAsync is only text here";
   std::printf("%s: %s, %d SMs, %zu bytes shared per block\n", label, prop.name, sms, prop.sharedMemPerBlock);
-  return prop.major * 10 + prop.minor;
+  return prop.major * 10 + prop.minor;  // expect: ARC004
 }

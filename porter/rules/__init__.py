@@ -4,7 +4,23 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from porter.rules import api, async_copy, build, inline_asm, lane_mask, library, matrix, warp_size, warp_sync
+from porter.rules import (
+    api,
+    arch_guard,
+    async_copy,
+    build,
+    cooperative_groups,
+    inline_asm,
+    lane_mask,
+    launch_bounds,
+    library,
+    matrix,
+    numeric_format,
+    shared_memory,
+    torch_extension,
+    warp_size,
+    warp_sync,
+)
 from porter.rules.base import FileContext, Rule
 
 FAMILIES: tuple[ModuleType, ...] = (
@@ -17,6 +33,12 @@ FAMILIES: tuple[ModuleType, ...] = (
     inline_asm,
     matrix,
     async_copy,
+    launch_bounds,
+    shared_memory,
+    numeric_format,
+    cooperative_groups,
+    arch_guard,
+    torch_extension,
 )
 
 

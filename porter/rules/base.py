@@ -106,6 +106,12 @@ class FileContext:
         return DeviceFacts(self.source, self.parsed.root)
 
     @cached_property
+    def shared_constants(self) -> dict[str, int]:
+        from porter.rules.consteval import file_constants
+
+        return file_constants(self.source, self.parsed.root)
+
+    @cached_property
     def asm_statements(self):
         from porter.rules.ptx import asm_statements
 

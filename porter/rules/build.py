@@ -78,7 +78,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     kind = ctx.source.kind
     if kind not in (FileKind.CMAKE, FileKind.SETUP_PY):
         return
-    data = _blank_comments(ctx.source.data)
+    data = blank_comments(ctx.source.data)
     if kind is FileKind.CMAKE:
         for match in _LANGUAGE.finditer(data):
             group = 1 if match.group(1) else 2
@@ -137,7 +137,7 @@ def _link_finding(ctx: FileContext, start: int, end: int, name: str, rocm: str) 
     return CUDA_LIBRARY_LINK.finding(ctx, start, end, f"links `{name}`; on ROCm that is `{rocm}`", edits=(edit,))
 
 
-def _blank_comments(data: bytes) -> bytes:
+def blank_comments(data: bytes) -> bytes:
     """Replace `#` comments by spaces, keeping offsets; `#` inside quotes is kept."""
     out = bytearray(data)
     for line in re.finditer(rb"[^\n]*", data):

@@ -151,7 +151,10 @@ class DeviceFacts:
         lambda_node = enclosing(node, ("lambda_expression",))
         if lambda_node is not None and b"__device__" in self.source.data[lambda_node.start_byte : lambda_node.end_byte]:
             return True
-        return self.function_of(node).is_device
+        function = self.function_of(node)
+        if function.node is None and enclosing(node, ("ERROR",)) is None:
+            return False  # a well-parsed declaration outside any function is host code
+        return function.is_device
 
     # -- variable classes -------------------------------------------------------------
 

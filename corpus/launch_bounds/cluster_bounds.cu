@@ -1,0 +1,2 @@
+// sm_90 three-argument launch bounds: a maximum cluster size.
+__global__ void __launch_bounds__(256, 1, 4) clustered(float* x) { x[threadIdx.x] = 0.0f; }  // expect: LBD001 LBD002

@@ -1,0 +1,140 @@
+"""Architecture guards (category `arch-guard`): `__CUDA_ARCH__`, CUDA version and compute-capability tests."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from porter.findings import Edit, Finding, FixKind, Severity
+from porter.parse import captures
+from porter.rules.base import FileContext, Rule
+from porter.rules.patterns import CODE_CONTEXTS
+
+ARCH_VALUE = Rule(
+    id="ARC001",
+    name="cuda-arch-value-test",
+    category="arch-guard",
+    severity=Severity.WARNING,
+    fix=FixKind.SUGGESTED,
+    summary="Test on the value of `__CUDA_ARCH__`",
+    what="Finds comparisons of `__CUDA_ARCH__` with a number, in `#if`/`#elif` and in code.",
+    why="""
+        hip-clang does not define `__CUDA_ARCH__`, so in `#if` it reads as 0: every
+        `__CUDA_ARCH__ >= 800` path is dropped and the oldest-GPU fallback is compiled for
+        MI300, silently. The test is also the wrong question: the AMD features it guards
+        (bf16, async copies, tensor cores) come with other targets.
+        """,
+    example="#if __CUDA_ARCH__ >= 800\n  use_bf16_path();\n#endif",
+    use_instead="Test the feature under HIP: `#if defined(__HIP_DEVICE_COMPILE__) || __CUDA_ARCH__ >= 800`, or target macros such as `__gfx942__`, `__GFX9__`, `__AMDGCN_WAVEFRONT_SIZE`.",
+)
+
+ARCH_DEFINED = Rule(
+    id="ARC002",
+    name="cuda-arch-device-pass",
+    category="arch-guard",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="`#ifdef __CUDA_ARCH__` used to detect device compilation",
+    what="Finds `#ifdef __CUDA_ARCH__`, `#ifndef __CUDA_ARCH__` and `defined(__CUDA_ARCH__)`.",
+    why="The device pass of hip-clang does not define `__CUDA_ARCH__`: code meant for the device compiles the host branch instead (and `__host__ __device__` functions take their host path on the GPU).",
+    example="#ifdef __CUDA_ARCH__\n  return __ldg(p);\n#else\n  return *p;\n#endif",
+    use_instead="`#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)` (porter rewrites it).",
+)
+
+TOOLKIT_VERSION = Rule(
+    id="ARC003",
+    name="cuda-version-test",
+    category="arch-guard",
+    severity=Severity.WARNING,
+    fix=FixKind.SUGGESTED,
+    summary="Test on the CUDA toolkit version or on nvcc",
+    what="Finds `CUDA_VERSION`, `CUDART_VERSION`, `__CUDACC_VER_MAJOR__`/`__CUDACC_VER_MINOR__` and `__NVCC__` in preprocessor conditions.",
+    why="None of them is defined under hipcc, so version-gated code takes the oldest-toolkit branch (or is dropped); HIP_VERSION counts differently, so a rename would be wrong too.",
+    example="#if CUDA_VERSION >= 11000\n#include <cuda_bf16.h>\n#endif",
+    use_instead="Add the HIP case explicitly: `#if defined(__HIP_PLATFORM_AMD__) || CUDA_VERSION >= 11000`, or `HIP_VERSION >= 60200000` for ROCm features.",
+)
+
+CAPABILITY = Rule(
+    id="ARC004",
+    name="compute-capability-test",
+    category="arch-guard",
+    severity=Severity.WARNING,
+    fix=FixKind.SUGGESTED,
+    summary="Run-time test on the compute capability",
+    what="Finds host code that compares `major`/`minor` of the device properties, or queries `cudaDevAttrComputeCapabilityMajor`.",
+    why="On AMD, major.minor is the GCN version: gfx942 reports 9.4, gfx90a 9.0. `major >= 8` enables Ampere paths and `major == 9` Hopper paths (TMA, wgmma) on an MI300.",
+    example="if (prop.major >= 9) launch_hopper_kernel(); else launch_generic_kernel();",
+    use_instead="Choose by `prop.gcnArchName` (\"gfx942\", ...) under `__HIP_PLATFORM_AMD__`, or by the feature actually needed.",
+)
+
+RULES = (ARCH_VALUE, ARCH_DEFINED, TOOLKIT_VERSION, CAPABILITY)
+
+_ARCH_COMPARISON = re.compile(rb"__CUDA_ARCH__\s*(>=|<=|==|!=|>|<)\s*\(?\s*\d+|\d+\s*(>=|<=|==|!=|>|<)\s*__CUDA_ARCH__")
+_VERSION = re.compile(rb"(?<![\w$])(CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__NVCC__|__CUDA_API_VERSION)\b")
+_CAPABILITY = re.compile(
+    rb"(?:\.|->)\s*major\s*(>=|<=|==|!=|>|<)\s*\d|\d\s*(>=|<=|==|!=|>|<)\s*\w+\s*(?:\.|->)\s*major\b|(?:\.|->)\s*major\s*\*\s*10\s*\+|cudaDevAttrComputeCapabilityMajor|getDeviceCapability\s*\("
+)
+_CONDITIONS = "[(preproc_if condition: (_) @c) (preproc_elif condition: (_) @c) (preproc_ifdef) @d]"
+DEVICE_PASS = "defined(__HIP_DEVICE_COMPILE__)"
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
+        return
+    data = ctx.source.data
+    if b"__CUDA_ARCH__" in data:
+        yield from _arch_tests(ctx)
+    if _VERSION.search(data):
+        yield from _version_tests(ctx)
+    if b"major" in data or b"Capability" in data:
+        for match in _CAPABILITY.finditer(data):
+            if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS and not ctx.device.is_device_code(
+                ctx.parsed.root.descendant_for_byte_range(match.start(), match.end())
+            ):
+                yield CAPABILITY.finding(ctx, match.start(), match.end(), "compute capability on AMD is the GCN version (9.4 on gfx942)")
+
+
+def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
+    data = ctx.source.data
+    for match in _ARCH_COMPARISON.finditer(data):
+        if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
+            continue
+        yield ARCH_VALUE.finding(ctx, match.start(), match.end(), "`__CUDA_ARCH__` is undefined under HIP, so this test reads it as 0")
+    for node in captures(_CONDITIONS, ctx.parsed.root).get("d", []):
+        text = ctx.source.text(node.start_byte, node.end_byte)
+        head = re.match(r"#\s*(ifdef|ifndef)\s+__CUDA_ARCH__\b", text)
+        if head:
+            negated = head.group(1) == "ifndef"
+            replacement = (
+                "#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)" if negated else f"#if defined(__CUDA_ARCH__) || {DEVICE_PASS}"
+            )
+            end = node.start_byte + len(head.group(0).encode())
+            yield ARCH_DEFINED.finding(
+                ctx, node.start_byte, end, "the device pass of hip-clang does not define `__CUDA_ARCH__`",
+                edits=(Edit(node.start_byte, end, replacement.encode()),),
+            )  # fmt: skip
+    for node in captures(_CONDITIONS, ctx.parsed.root).get("c", []):
+        text = ctx.source.text(node.start_byte, node.end_byte)
+        if "__HIP_DEVICE_COMPILE__" in text:
+            continue
+        for match in re.finditer(r"defined\s*\(?\s*__CUDA_ARCH__\s*\)?", text):
+            start = node.start_byte + len(text[: match.start()].encode())
+            end = start + len(match.group().encode())
+            yield ARCH_DEFINED.finding(
+                ctx, start, end, "the device pass of hip-clang does not define `__CUDA_ARCH__`",
+                edits=(Edit(start, end, f"(defined(__CUDA_ARCH__) || {DEVICE_PASS})".encode()),),
+            )  # fmt: skip
+
+
+def _version_tests(ctx: FileContext) -> Iterable[Finding]:
+    for node in captures(_CONDITIONS, ctx.parsed.root).get("c", []) + captures(_CONDITIONS, ctx.parsed.root).get("d", []):
+        text = ctx.source.data[node.start_byte : node.end_byte]
+        if b"__HIP_PLATFORM_AMD__" in text or b"USE_ROCM" in text or b"__HIPCC__" in text:
+            continue
+        if node.type == "preproc_ifdef":
+            text = text.split(b"\n", 1)[0]
+        for match in _VERSION.finditer(text):
+            start = node.start_byte + match.start()
+            yield TOOLKIT_VERSION.finding(
+                ctx, start, start + len(match.group()), f"`{match.group().decode()}` is undefined under hipcc: this branch is decided as if for an old CUDA"
+            )

@@ -1,0 +1,97 @@
+"""Integer constant evaluation without a compiler: literals, sizeof of known types, and the
+file's own `#define`s, `constexpr`/`const` integers and enumerators.
+
+Good enough for array bounds and launch configurations written with named constants; whatever
+it cannot evaluate (templates, other files' macros) is left to the libclang layer.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+
+import tree_sitter
+
+from porter.parse import captures
+from porter.source import SourceFile
+
+TYPE_SIZES = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1, "__nv_fp8_e4m3": 1,
+    "__nv_fp8_e5m2": 1, "short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2,
+    "__nv_bfloat16": 2, "nv_bfloat16": 2, "__hip_bfloat16": 2, "int": 4, "unsigned": 4, "unsigned int": 4,
+    "int32_t": 4, "uint32_t": 4, "float": 4, "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "long": 8,
+    "unsigned long": 8, "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8, "size_t": 8,
+    "double": 8, "float2": 8, "int2": 8, "uint2": 8, "float4": 16, "int4": 16, "uint4": 16, "double2": 16,
+    "float3": 12, "int3": 12, "double4": 32, "char4": 4, "uchar4": 4,
+}  # fmt: skip
+
+_OPERATORS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_,
+    ast.BitAnd: operator.and_, ast.BitXor: operator.xor,
+}  # fmt: skip
+
+
+def evaluate(text: str, constants: dict[str, int]) -> int | None:
+    """The integer value of a C expression, or None when anything in it is unknown."""
+    text = re.sub(r"//.*|/\*.*?\*/", "", text)
+    text = re.sub(r"\bsizeof\s*\(\s*([\w\s]+?)\s*\)", lambda m: str(TYPE_SIZES.get(re.sub(r"\s+", " ", m.group(1)), "?")), text)
+    text = re.sub(r"\((?:unsigned |signed |const )*(?:int|long|size_t|unsigned|int32_t|int64_t|uint32_t)\)", "", text)
+    text = re.sub(r"\bstatic_cast<[^>]+>", "", text)
+    text = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", text)
+    text = re.sub(r"[A-Za-z_]\w*", lambda m: str(constants[m.group()]) if m.group() in constants else m.group(), text)
+    text = text.replace("/", "//").replace("////", "//")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    return _value(tree.body)
+
+
+def _value(node: ast.AST) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _value(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _value(node.left), _value(node.right)
+        if left is None or right is None or (isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right == 0):
+            return None
+        if isinstance(node.op, ast.LShift) and right > 64:
+            return None
+        return _OPERATORS[type(node.op)](left, right)
+    return None
+
+
+def file_constants(source: SourceFile, root: tree_sitter.Node | None) -> dict[str, int]:
+    """Integer constants the file defines, in definition order, each evaluated with the earlier ones."""
+    if root is None:
+        return {}
+    definitions: list[tuple[int, str, str]] = []
+    for name_node in captures("(preproc_def name: (identifier) @n)", root).get("n", []):
+        value = name_node.parent.child_by_field_name("value")
+        if value is not None:
+            definitions.append((name_node.start_byte, _text(source, name_node), _text(source, value)))
+    for declarator in captures("(init_declarator) @i", root).get("i", []):
+        declaration = declarator.parent
+        name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+        if declaration is None or name is None or value is None or name.type != "identifier":
+            continue
+        if re.search(rb"\b(constexpr|const)\b", source.data[declaration.start_byte : declarator.start_byte]):
+            definitions.append((declarator.start_byte, _text(source, name), _text(source, value)))
+    for enumerator in captures("(enumerator) @e", root).get("e", []):
+        name, value = enumerator.child_by_field_name("name"), enumerator.child_by_field_name("value")
+        if name is not None and value is not None:
+            definitions.append((enumerator.start_byte, _text(source, name), _text(source, value)))
+    constants: dict[str, int] = {}
+    for _, name, text in sorted(definitions):
+        value = evaluate(text, constants)
+        if value is not None:
+            constants.setdefault(name, value)
+    return constants
+
+
+def _text(source: SourceFile, node: tree_sitter.Node) -> str:
+    return source.text(node.start_byte, node.end_byte)

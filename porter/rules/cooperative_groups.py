@@ -1,0 +1,122 @@
+"""Cooperative groups (category `cooperative-groups`): the APIs HIP lacks, and grid-wide sync."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+
+from porter.config import version_tuple
+from porter.findings import Finding, FixKind, Severity
+from porter.rules.base import FileContext, Rule
+from porter.rules.patterns import CODE_CONTEXTS
+
+MISSING_API = Rule(
+    id="CGR001",
+    name="cooperative-groups-api-missing",
+    category="cooperative-groups",
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="Cooperative-groups API that HIP does not provide",
+    what="Finds `cg::reduce`, `cg::inclusive_scan`/`exclusive_scan`, `cg::memcpy_async`/`wait_prior`, `labeled_partition`, `invoke_one`, `block_tile_memory` and the CUDA 12 group accessors, checked against the HIP 5.7, 6.4 and 7.2 headers (`binary_partition` from 6.4, `num_threads()` from 7.2).",
+    why="HIP's cooperative groups cover groups, tiles, partitions, shuffles and sync, not CUDA's collective algorithms or asynchronous copies; such calls do not compile.",
+    example="float total = cg::reduce(tile, v, cg::plus<float>());",
+    use_instead="A shuffle reduction over the tile (`for (int o = tile.size() / 2; o > 0; o /= 2) v += tile.shfl_down(v, o);`), hipCUB's WarpReduce/WarpScan, or ordinary loads instead of memcpy_async.",
+)
+
+GRID_SYNC = Rule(
+    id="CGR002",
+    name="grid-sync-launch",
+    category="cooperative-groups",
+    severity=Severity.WARNING,
+    fix=FixKind.SUGGESTED,
+    summary="Grid-wide synchronisation and its cooperative launch",
+    what="Finds `this_grid().sync()`, `grid.sync()` and `cg::sync(grid)`, and checks that the file launches cooperatively.",
+    why="""
+        A grid barrier deadlocks unless every block is resident at once, which only a
+        cooperative launch (`hipLaunchCooperativeKernel`) guarantees. The number of co-resident
+        blocks is an occupancy question that AMD answers differently (64-wide waves, LDS and VGPR
+        limits): a grid size tuned for an NVIDIA part can exceed it, and the launch fails.
+        """,
+    example="cg::grid_group grid = cg::this_grid();\n...\ngrid.sync();",
+    use_instead="Launch with `cudaLaunchCooperativeKernel` (hipLaunchCooperativeKernel) and size the grid from `cudaOccupancyMaxActiveBlocksPerMultiprocessor` × the CU count at run time.",
+)
+
+RULES = (MISSING_API, GRID_SYNC)
+
+
+@cache
+def cg_availability() -> dict[str, str | None]:
+    raw = json.loads(resources.files("porter.rules").joinpath("data", "api_map.json").read_text())
+    return raw["cooperative_groups"]
+
+
+# The names whose absence matters; cluster names belong to the async-copy family (ASY004).
+_CHECKED = ("reduce", "inclusive_scan", "exclusive_scan", "memcpy_async", "wait_prior", "invoke_one",
+            "invoke_one_broadcast", "labeled_partition", "binary_partition", "block_tile_memory")  # fmt: skip
+_METHODS = ("num_threads", "dim_threads", "num_blocks")
+_HEADERS = re.compile(rb"#\s*include\s*[<\"](cooperative_groups/(reduce|scan|memcpy_async)\.h)[>\"]")
+
+
+def _namespaces(data: bytes) -> list[str]:
+    aliases = [m.group(1).decode() for m in re.finditer(rb"namespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;", data)]
+    return ["cooperative_groups", *aliases]
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    data = ctx.source.data
+    if not ctx.source.kind.is_c_family or b"cooperative_groups" not in data:
+        return
+    rocm = version_tuple(ctx.config.rocm_version)[:2]
+    table = cg_availability()
+    for match in _HEADERS.finditer(data):
+        yield MISSING_API.finding(ctx, match.start(1), match.end(1), f"`<{match.group(1).decode()}>` has no HIP counterpart")
+    prefix = "|".join(re.escape(n) for n in _namespaces(data))
+    using = bool(re.search(rb"using\s+namespace\s+(?:::)?cooperative_groups\s*;", data))
+    qualified = rf"(?:(?:{prefix})\s*::\s*){'?' if using else ''}"
+    names = "|".join(_CHECKED)
+    pattern = re.compile(rf"(?<![\w$.>:]){qualified}(?<![\w$])({names})\b\s*[<(]".encode())
+    for match in pattern.finditer(data):
+        yield from _missing(ctx, match, match.group(1).decode(), table, rocm)
+    for match in re.finditer(rf"\.\s*({'|'.join(_METHODS)})\s*\(\s*\)".encode(), data):
+        yield from _missing(ctx, match, match.group(1).decode(), table, rocm)
+    yield from _grid_syncs(ctx)
+
+
+def _missing(ctx: FileContext, match: re.Match, name: str, table: dict, rocm) -> Iterable[Finding]:
+    if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
+        return
+    since = table.get(name)
+    if since is not None and rocm >= version_tuple(since):
+        return
+    reason = "no checked HIP release has it" if since is None else f"HIP has it from {since}"
+    start = match.start(1)
+    yield MISSING_API.finding(ctx, start, match.end(1), f"cooperative groups `{name}`: {reason}")
+
+
+_GRID_VAR = re.compile(rb"(\w+)\s*=\s*(?:[\w:]+::)?this_grid\s*\(\s*\)")
+
+
+def _grid_syncs(ctx: FileContext) -> Iterable[Finding]:
+    data = ctx.source.data
+    if b"this_grid" not in data:
+        return
+    grids = {m.group(1).decode() for m in _GRID_VAR.finditer(data)}
+    calls = [rb"this_grid\s*\(\s*\)\s*\.\s*sync\s*\(\s*\)"]
+    calls += [rb"(?<![\w$])" + re.escape(g.encode()) + rb"\s*\.\s*sync\s*\(\s*\)" for g in grids]
+    calls += [rb"(?<![\w$.])(?:[\w]+::)?sync\s*\(\s*(?:" + b"|".join(re.escape(g.encode()) for g in grids) + rb")\s*\)"] if grids else []
+    cooperative = b"LaunchCooperativeKernel" in data
+    chevrons = b"<<<" in data
+    for regex in calls:
+        for match in re.finditer(regex, data):
+            if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
+                continue
+            if chevrons and not cooperative:
+                yield GRID_SYNC.finding(
+                    ctx, match.start(), match.end(), "grid-wide sync, but this file launches with <<<>>>: it needs hipLaunchCooperativeKernel",
+                    severity=Severity.ERROR,
+                )  # fmt: skip
+            else:
+                yield GRID_SYNC.finding(ctx, match.start(), match.end(), "grid-wide sync: the grid must fit the blocks AMD can keep resident")

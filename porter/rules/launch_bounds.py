@@ -1,0 +1,118 @@
+"""Launch bounds (category `launch-bounds`): what `__launch_bounds__` and the function attributes mean on AMD."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from porter.findings import Edit, Finding, FixKind, Severity
+from porter.parse import captures
+from porter.rules.arch import targets
+from porter.rules.base import FileContext, Rule
+from porter.rules.consteval import evaluate
+from porter.rules.device import call_arguments
+
+SIMDS_PER_CU = 4  # execution units per compute unit on CDNA and RDNA
+
+MIN_BLOCKS = Rule(
+    id="LBD001",
+    name="launch-bounds-min-blocks",
+    category="launch-bounds",
+    severity=Severity.WARNING,
+    fix=FixKind.AUTO,
+    summary="`__launch_bounds__` second argument means something else on AMD",
+    what="Finds `__launch_bounds__(max_threads, min_blocks)` and computes the AMD value that asks for the same occupancy.",
+    why="""
+        In CUDA the second argument is the minimum number of resident blocks per SM. hip-clang
+        reads it as the minimum number of waves per execution unit (it becomes the
+        `amdgpu-waves-per-eu` attribute, as clang-19's IR shows). A compute unit has 4 SIMDs, so
+        `min_blocks` blocks of `max_threads` threads need ceil(min_blocks × ceil(max_threads /
+        wavefront) / 4) waves per SIMD. Keeping CUDA's number either starves the kernel of
+        registers (spills) or asks for nothing at all.
+        """,
+    example="__global__ void __launch_bounds__(128, 4) k(float* x);",
+    use_instead="`PORTER_LAUNCH_BOUNDS(128, 4)`: the compat header passes CUDA's number to nvcc and the converted one to hip-clang (here `__launch_bounds__(128, 2)` on wave64).",
+)
+
+CLUSTER_BOUND = Rule(
+    id="LBD002",
+    name="launch-bounds-max-cluster",
+    category="launch-bounds",
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="`__launch_bounds__` third argument (maximum blocks per cluster)",
+    what="Finds the three-argument form of `__launch_bounds__` added for sm_90 clusters.",
+    why="AMD has no thread-block clusters, and hip-clang does not accept a third argument.",
+    example="__global__ void __launch_bounds__(256, 1, 4) k(float* x);",
+    use_instead="Drop the third argument for the AMD build, together with the cluster code (see ASY004).",
+)
+
+DYNAMIC_SHARED_ATTRIBUTE = Rule(
+    id="LBD003",
+    name="max-dynamic-shared-attribute",
+    category="launch-bounds",
+    severity=Severity.WARNING,
+    fix=FixKind.SUGGESTED,
+    summary="`cudaFuncSetAttribute(..., MaxDynamicSharedMemorySize / PreferredSharedMemoryCarveout, ...)`",
+    what="Finds the function attributes that opt a kernel into more than 48 KiB of dynamic shared memory, or set the L1/shared carve-out.",
+    why="""
+        On NVIDIA, more than 48 KiB of dynamic shared memory needs this opt-in, and the size is
+        chosen for NVIDIA's 100-228 KiB. AMD needs no opt-in, but its LDS is fixed (64 KiB on
+        gfx90a/gfx942, 160 KiB on gfx950) and there is no carve-out to prefer.
+        """,
+    example="cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);",
+    use_instead="Keep the call (hipFuncSetAttribute accepts it) but size `smem_bytes` from the device's `sharedMemPerBlock`; see LDS002 when the size is a constant above the LDS.",
+)
+
+RULES = (MIN_BLOCKS, CLUSTER_BOUND, DYNAMIC_SHARED_ATTRIBUTE)
+COMPAT_MACRO = "PORTER_LAUNCH_BOUNDS"
+
+
+def amd_waves_per_eu(max_threads: int, min_blocks: int, wavefront: int) -> int:
+    return max(1, math.ceil(min_blocks * math.ceil(max_threads / wavefront) / SIMDS_PER_CU))
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
+        return
+    if b"__launch_bounds__" in ctx.source.data:
+        yield from _launch_bounds(ctx)
+    if b"FuncSetAttribute" in ctx.source.data:
+        yield from _attributes(ctx)
+
+
+def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
+    for node in captures("(launch_bounds) @l", ctx.parsed.root).get("l", []):
+        arguments = [a for a in node.named_children if a.type != "comment"]
+        if len(arguments) >= 3:
+            yield CLUSTER_BOUND.finding(ctx, arguments[2].start_byte, arguments[2].end_byte, "a maximum cluster size has no meaning on AMD")
+        if len(arguments) < 2:
+            continue
+        keyword = node.children[0]
+        texts = [ctx.source.text(a.start_byte, a.end_byte) for a in arguments[:2]]
+        values = [evaluate(t, ctx.shared_constants) for t in texts]
+        message = f"`__launch_bounds__({texts[0]}, {texts[1]})`: hip-clang reads {texts[1]} as waves per SIMD, not blocks per SM"
+        severity = None
+        if None not in values:
+            converted = {t.wavefront: amd_waves_per_eu(values[0], values[1], t.wavefront) for t in targets(ctx.config.targets)}
+            message += "; the same occupancy is " + ", ".join(f"{v} on wave{w}" for w, v in sorted(converted.items(), reverse=True))
+            if converted and all(v == values[1] for v in converted.values()):
+                severity = Severity.INFO  # the numbers happen to agree for these targets
+        edit = Edit(keyword.start_byte, keyword.end_byte, COMPAT_MACRO.encode())
+        yield MIN_BLOCKS.finding(ctx, arguments[1].start_byte, arguments[1].end_byte, message, edits=(edit,), severity=severity)
+
+
+def _attributes(ctx: FileContext) -> Iterable[Finding]:
+    for name, call in ctx.device.calls:
+        if name not in ("cudaFuncSetAttribute", "hipFuncSetAttribute"):
+            continue
+        arguments = call_arguments(call)
+        if len(arguments) < 2:
+            continue
+        attribute = ctx.source.text(arguments[1].start_byte, arguments[1].end_byte)
+        if "MaxDynamicSharedMemorySize" in attribute or "PreferredSharedMemoryCarveout" in attribute:
+            function = call.child_by_field_name("function")
+            what = "dynamic shared memory opt-in" if "MaxDynamic" in attribute else "shared-memory carve-out"
+            yield DYNAMIC_SHARED_ATTRIBUTE.finding(
+                ctx, function.start_byte, call.end_byte, f"{what}: AMD's LDS is fixed per target (64 KiB on gfx90a/gfx942)"
+            )

@@ -1,0 +1,147 @@
+"""Numeric formats (category `numeric-format`): FP8 flavours per target, half/bf16 intrinsics HIP lacks."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+
+from porter.config import version_tuple
+from porter.findings import Finding, FixKind, Severity
+from porter.rules.arch import targets
+from porter.rules.base import FileContext, Rule
+from porter.rules.patterns import CODE_CONTEXTS
+
+WHY_FP8 = """
+    There are two FP8 families. NVIDIA (sm_89/sm_90) and gfx950 use the OCP formats:
+    E4M3 reaches ±448 and has a negative zero. gfx942 (MI300) uses the FNUZ formats: E4M3FNUZ
+    reaches ±240, its exponent bias is one higher, it has no negative zero and one NaN
+    (0x80). The same bits mean different numbers, so data, scales and saturation constants do
+    not carry over. hipify maps every FP8 type to the FNUZ ones whatever the target, which is
+    wrong for gfx950.
+    """
+
+FP8_TYPE = Rule(
+    id="NUM001",
+    name="fp8-format",
+    category="numeric-format",
+    severity=Severity.ERROR,
+    fix=FixKind.SUGGESTED,
+    summary="FP8 type or header whose format depends on the AMD target",
+    what="Finds CUDA's FP8 types (`__nv_fp8_e4m3`, `__nv_fp8_e5m2`, the x2/x4 vectors, `__nv_fp8_storage_t`), `<cuda_fp8.h>`, and PyTorch's `Float8_e4m3fn`/`Float8_e5m2` types.",
+    why=WHY_FP8,
+    example="__nv_fp8_e4m3 q = __nv_fp8_e4m3(x * scale);",
+    use_instead="`__hip_fp8_e4m3` (OCP) for gfx950 and `__hip_fp8_e4m3_fnuz` for gfx942, chosen per architecture (`#if defined(__gfx942__)`), with scales computed from the format's own maximum.",
+)
+
+FP8_MAX = Rule(
+    id="NUM002",
+    name="fp8-max-constant",
+    category="numeric-format",
+    severity=Severity.ERROR,
+    fix=FixKind.SUGGESTED,
+    summary="The OCP E4M3 maximum (448) used as a saturation or scaling constant",
+    what="Finds the literal 448 in files that use FP8 (and `FP8_E4M3_MAX`-style constants set to it).",
+    why=WHY_FP8 + "\nOn gfx942 values above 240 saturate or become NaN: a 448 scale overflows.",
+    example="float scale = amax / 448.0f;",
+    use_instead="The format's maximum from its type (`std::numeric_limits`, or a per-architecture constant: 240 for E4M3FNUZ on gfx942, 448 for OCP E4M3).",
+)
+
+MISSING_INTRINSIC = Rule(
+    id="NUM003",
+    name="half-bf16-intrinsic-missing",
+    category="numeric-format",
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="half or bfloat16 intrinsic that HIP does not provide",
+    what="Finds `cuda_fp16.h`/`cuda_bf16.h` intrinsics (from CUDA 12.9's headers) that no checked HIP release declares, or that the targeted ROCm predates: directed-rounding conversions, `__hfma2_relu`, `__hmax2_nan`, the `_mask` comparisons, `htanh`, ...",
+    why="The call does not compile on ROCm: HIP's half and bfloat16 headers cover the common arithmetic but not every rounding mode and variant.",
+    example="__nv_bfloat162 y = __hfma2_relu(a, b, c);\nint i = __bfloat162int_rz(x);",
+    use_instead="Compose from what HIP has (`__hfma2` then `__hmax2` with zero; convert through float: `(int)truncf(__bfloat162float(x))`), or wrap it in the compat header.",
+)
+
+HALF_INTERNALS = Rule(
+    id="NUM004",
+    name="half-internals",
+    category="numeric-format",
+    severity=Severity.WARNING,
+    fix=FixKind.MANUAL,
+    summary="Tricks with the inside of `__half`/`__half2`",
+    what="Finds CUDA-internal members (`.__x`), pointer casts that reinterpret `__half2` or `__nv_bfloat162` as integers, and `__half_raw`/`__half2_raw` member access.",
+    why="HIP's `__half` and `__half2` wrap `_Float16` vectors with a different layout of members; code that pokes at CUDA's `unsigned short __x` does not compile, and aliasing casts are undefined behaviour that the two compilers treat differently.",
+    example="uint32_t bits = *reinterpret_cast<uint32_t*>(&h2);\nunsigned short raw = h.__x;",
+    use_instead="`__half_as_ushort(h)`, `__ushort_as_half(u)`, `__halves2half2`, or `memcpy`/`__builtin_bit_cast` for the 32-bit view.",
+)
+
+RULES = (FP8_TYPE, FP8_MAX, MISSING_INTRINSIC, HALF_INTERNALS)
+
+_FP8_TYPE = re.compile(rb"(?<![\w$])(__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2|Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?|kFloat8_e4m3fn|kFloat8_e5m2)\b")
+_FP8_HEADER = re.compile(rb"#\s*include\s*[<\"](cuda_fp8\.h|cuda_fp8\.hpp)[>\"]")
+_E4M3_MAX = re.compile(rb"(?<![\w.])448(\.0*)?[fF]?(?![\w.])")
+_HALF_INTERNAL = re.compile(
+    rb"\.\s*__x\b"
+    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int32_t|unsigned(\s+int)?|int|uint)\s*\*\s*>\s*\(\s*&\s*\w*(h2|half2|bf2|bfloat162)\w*"
+    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*[*&]\s*>\s*\(\s*&?\s*\w+\s*\)"
+    rb"|\*\s*\(\s*(const\s+)?(u?int32_t|unsigned|int|u?int16_t|unsigned\s+short)\s*\*\s*\)\s*&\s*\w*(h|h2|half|half2)\b"
+)
+
+
+@cache
+def numeric_intrinsics() -> dict[str, str | None]:
+    raw = json.loads(resources.files("porter.rules").joinpath("data", "api_map.json").read_text())
+    return raw["numeric_intrinsics"]
+
+
+def _fp8_severity(ctx: FileContext) -> tuple[Severity, str]:
+    formats = {t.id: t.fp8 for t in targets(ctx.config.targets)}
+    fnuz = [t for t, f in formats.items() if f == "fnuz"]
+    if fnuz:
+        return Severity.ERROR, f"{', '.join(fnuz)} use{'s' if len(fnuz) == 1 else ''} FNUZ FP8 (E4M3 max 240)"
+    ocp = [t for t, f in formats.items() if f == "ocp"]
+    if ocp:
+        return Severity.WARNING, f"{', '.join(ocp)} use{'s' if len(ocp) == 1 else ''} OCP FP8 like CUDA, but hipify's FNUZ mapping is wrong there"
+    return Severity.WARNING, "the targets have no FP8 hardware; conversions are emulated"
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    if not ctx.source.kind.is_c_family:
+        return
+    data = ctx.source.data
+    uses_fp8 = bool(_FP8_TYPE.search(data) or _FP8_HEADER.search(data) or re.search(rb"(?i)fp8|e4m3", data))
+    if uses_fp8:
+        severity, why = _fp8_severity(ctx)
+        for match in _FP8_HEADER.finditer(data):
+            yield FP8_TYPE.finding(ctx, match.start(1), match.end(1), f"`{match.group(1).decode()}`: {why}", severity=severity)
+        for match in _code_matches(ctx, _FP8_TYPE):
+            yield FP8_TYPE.finding(ctx, match.start(), match.end(), f"`{match.group().decode()}`: {why}", severity=severity)
+        if severity is Severity.ERROR:
+            for match in _code_matches(ctx, _E4M3_MAX):
+                yield FP8_MAX.finding(ctx, match.start(), match.end(), f"448 is OCP E4M3's maximum; {why}")
+    yield from _missing_intrinsics(ctx)
+    for match in _code_matches(ctx, _HALF_INTERNAL):
+        yield HALF_INTERNALS.finding(ctx, match.start(), match.end(), f"`{match.group().decode(errors='replace')}` depends on CUDA's layout of half types")
+
+
+def _code_matches(ctx: FileContext, pattern: re.Pattern[bytes]):
+    for match in pattern.finditer(ctx.source.data):
+        if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
+            yield match
+
+
+_INTRINSIC_CALL = re.compile(rb"(?<![\w$])(__[a-z0-9_]+|h2?[a-z]+(?:_approx)?)\s*\(")
+
+
+def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
+    table = numeric_intrinsics()
+    rocm = version_tuple(ctx.config.rocm_version)[:2]
+    for match in _code_matches(ctx, _INTRINSIC_CALL):
+        name = match.group(1).decode()
+        if name not in table:
+            continue
+        since = table[name]
+        if since is not None and rocm >= version_tuple(since):
+            continue
+        reason = "no checked HIP release (5.7, 6.4, 7.2) declares it" if since is None else f"HIP has it from {since}"
+        yield MISSING_INTRINSIC.finding(ctx, match.start(1), match.end(1), f"`{name}`: {reason}")

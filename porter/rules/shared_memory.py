@@ -1,0 +1,194 @@
+"""Shared memory (category `shared-memory`): static plus dynamic shared memory against each target's LDS."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from porter.clang import ClangUnit
+from porter.findings import Engine, Finding, FixKind, Severity
+from porter.parse import captures
+from porter.rules.arch import Target, targets
+from porter.rules.base import FileContext, Rule
+from porter.rules.consteval import TYPE_SIZES, evaluate, file_constants
+from porter.rules.device import call_arguments
+
+WHY_LDS = """
+    AMD's shared memory is the LDS: 64 KiB per workgroup on gfx90a and gfx942 (MI200,
+    MI300), 160 KiB on gfx950. NVIDIA parts offer up to 227 KiB per block (sm_90) with the
+    opt-in attribute. A kernel that asks for more than the target's LDS does not compile
+    (static) or fails to launch (dynamic).
+    """
+
+STATIC_LDS = Rule(
+    id="LDS001",
+    name="static-shared-exceeds-lds",
+    category="shared-memory",
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="A kernel's static shared memory exceeds a target's LDS",
+    what="Sums each kernel's `__shared__` arrays (evaluating sizes through the file's constants, or with libclang where macros and types hide them) and compares with the LDS of every target.",
+    why=WHY_LDS,
+    example="__global__ void k() { __shared__ float tile[128][129]; /* 66 KB */ }",
+    use_instead="Smaller tiles for the AMD build (`#ifdef __HIP_PLATFORM_AMD__`), or fewer stages of buffering.",
+)
+
+DYNAMIC_LDS = Rule(
+    id="LDS002",
+    name="dynamic-shared-exceeds-lds",
+    category="shared-memory",
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="Dynamic shared memory (plus static) exceeds a target's LDS",
+    what="Evaluates the shared-memory size of `<<<grid, block, bytes>>>` launches and of `cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)`, adds the kernel's static shared memory, and compares with each target's LDS.",
+    why=WHY_LDS,
+    example="cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024);\nk<<<grid, 256, 96 * 1024>>>(x);",
+    use_instead="Size the dynamic allocation from the device (`hipDeviceProp_t::sharedMemPerBlock`) and pick a smaller tiling when it is below the CUDA figure.",
+)
+
+RULES = (STATIC_LDS, DYNAMIC_LDS)
+_ARRAY_DIM = re.compile(r"\[([^\[\]]*)\]")
+
+
+@dataclass
+class KernelShared:
+    name: str
+    node: tree_sitter.Node
+    static_bytes: int = 0
+    unknown: list[tree_sitter.Node] = field(default_factory=list)
+    largest: tree_sitter.Node | None = None
+    largest_bytes: int = 0
+
+
+def _kernels(ctx: FileContext, constants: dict[str, int]) -> dict[str, KernelShared]:
+    kernels: dict[str, KernelShared] = {}
+    file_shared = _shared_declarations(ctx, ctx.parsed.root, file_scope=True)
+    for info in ctx.device.functions:
+        if not info.is_kernel or info.node is None:
+            continue
+        name = re.sub(r"\(.*", "", info.name).split("::")[-1].strip()
+        kernel = KernelShared(name=name, node=info.node)
+        body_text = ctx.source.data[info.node.start_byte : info.node.end_byte]
+        declarations = _shared_declarations(ctx, info.node)
+        declarations += [d for d in file_shared if re.search(rb"\b" + re.escape(d[1].encode()) + rb"\b", body_text)]
+        for node, _, size in declarations:
+            if size is None:
+                kernel.unknown.append(node)
+                continue
+            kernel.static_bytes += size
+            if size > kernel.largest_bytes:
+                kernel.largest, kernel.largest_bytes = node, size
+        kernels[name] = kernel
+    return kernels
+
+
+def _shared_declarations(ctx: FileContext, scope: tree_sitter.Node, file_scope: bool = False):
+    """(node, name, bytes or None) of the non-extern `__shared__` declarations in a scope."""
+    constants = ctx.shared_constants
+    found = []
+    for declaration in captures("(declaration) @d", scope).get("d", []):
+        text = ctx.source.text(declaration.start_byte, declaration.end_byte)
+        if "__shared__" not in text or re.search(r"\bextern\b", text):
+            continue
+        if file_scope and declaration.parent is not None and declaration.parent.type != "translation_unit":
+            continue
+        type_node = declaration.child_by_field_name("type")
+        type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip() if type_node else ""
+        element = TYPE_SIZES.get(type_text)
+        for declarator in declaration.children_by_field_name("declarator"):
+            name_match = re.match(r"\s*\**\s*(\w+)", ctx.source.text(declarator.start_byte, declarator.end_byte))
+            name = name_match.group(1) if name_match else ""
+            dims = _ARRAY_DIM.findall(ctx.source.text(declarator.start_byte, declarator.end_byte))
+            values = [evaluate(d, constants) for d in dims]
+            size = None if element is None or any(v is None for v in values) else element * math.prod(values)
+            found.append((declaration, name, size))
+    return found
+
+
+def _limit_violations(bytes_needed: int, chosen: list[Target]) -> list[Target]:
+    return [t for t in chosen if bytes_needed > t.lds_bytes]
+
+
+def _describe(over: list[Target]) -> str:
+    return ", ".join(f"{t.id} ({t.lds_bytes // 1024} KiB)" for t in over)
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
+        return
+    if b"__shared__" not in ctx.source.data and b"SharedMemorySize" not in ctx.source.data and b"<<<" not in ctx.source.data:
+        return
+    chosen = targets(ctx.config.targets)
+    kernels = _kernels(ctx, ctx.shared_constants)
+    for kernel in kernels.values():
+        over = _limit_violations(kernel.static_bytes, chosen)
+        if over and not kernel.unknown and kernel.largest is not None:
+            yield STATIC_LDS.finding(
+                ctx, kernel.largest.start_byte, kernel.largest.end_byte,
+                f"`{kernel.name}` uses {kernel.static_bytes} bytes of static shared memory; more than the LDS of {_describe(over)}",
+            )  # fmt: skip
+    yield from _dynamic(ctx, kernels, chosen)
+
+
+def _dynamic(ctx: FileContext, kernels: dict[str, KernelShared], chosen: list[Target]) -> Iterable[Finding]:
+    constants = ctx.shared_constants
+    for node in captures("(call_expression (kernel_call_syntax) @k)", ctx.parsed.root).get("k", []):
+        arguments = [a for a in node.named_children if a.type != "comment"]
+        if len(arguments) < 3:
+            continue
+        call = node.parent
+        kernel_name = re.sub(r"<.*", "", ctx.source.text(call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte)).split("::")[-1].strip()
+        yield from _dynamic_finding(ctx, kernels, chosen, kernel_name, arguments[2], constants, "launch")
+    for name, call in ctx.device.calls:
+        if name not in ("cudaFuncSetAttribute", "hipFuncSetAttribute"):
+            continue
+        arguments = call_arguments(call)
+        if len(arguments) == 3 and "MaxDynamicSharedMemorySize" in ctx.source.text(arguments[1].start_byte, arguments[1].end_byte):
+            kernel_name = re.sub(r"[&()\s]|<.*", "", ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)).split("::")[-1]
+            yield from _dynamic_finding(ctx, kernels, chosen, kernel_name, arguments[2], constants, "attribute")
+
+
+def _dynamic_finding(ctx, kernels, chosen, kernel_name, size_node, constants, how) -> Iterable[Finding]:
+    dynamic = evaluate(ctx.source.text(size_node.start_byte, size_node.end_byte), constants)
+    if dynamic is None or dynamic <= 0:
+        return
+    static = kernels[kernel_name].static_bytes if kernel_name in kernels else 0
+    over = _limit_violations(dynamic + static, chosen)
+    if over:
+        what = "launched with" if how == "launch" else "allowed"
+        yield DYNAMIC_LDS.finding(
+            ctx, size_node.start_byte, size_node.end_byte,
+            f"`{kernel_name}` {what} {dynamic} bytes of dynamic shared memory (+{static} static); more than the LDS of {_describe(over)}",
+        )  # fmt: skip
+
+
+# -- libclang: sizes that macros from other files or typedefs hide ---------------------------
+
+
+def wants_clang(ctx: FileContext) -> bool:
+    if not ctx.source.kind.is_c_family or b"__shared__" not in ctx.source.data:
+        return False
+    return any(k.unknown for k in _kernels(ctx, ctx.shared_constants).values())
+
+
+def check_clang(ctx: FileContext, unit: ClangUnit) -> Iterable[Finding]:
+    chosen = targets(ctx.config.targets)
+    for kernel in _kernels(ctx, ctx.shared_constants).values():
+        if not kernel.unknown:
+            continue
+        inside = [v for v in unit.shared_variables if kernel.node.start_byte <= v.offset < kernel.node.end_byte and not v.dynamic]
+        if not inside or any(v.size is None for v in inside):
+            continue
+        total = sum(v.size for v in inside)
+        over = _limit_violations(total, chosen)
+        if over:
+            largest = max(inside, key=lambda v: v.size)
+            yield STATIC_LDS.finding(
+                ctx, largest.offset, largest.end_offset,
+                f"`{kernel.name}` uses {total} bytes of static shared memory (sizes from libclang); more than the LDS of {_describe(over)}",
+                engine=Engine.LIBCLANG,
+            )  # fmt: skip
