@@ -32,6 +32,9 @@ class Package:
 
 PACKAGES = {
     "torch-scatter": Package("torch-scatter", "2.1.2", "69b3aa435f2424ac6a1bfb6ff702da6eb73b33ca0db38fb26989c74159258e47", "csrc"),
+    "causal-conv1d": Package("causal-conv1d", "1.6.0", "4eae3220d08e1e88238f3a0a88783147cbdf47f612cc610add75127c7a37ca3e", "csrc"),
+    "mmcv": Package("mmcv", "2.2.0", "ac479247e808d8802f89eadf04d4118de86bdfe81361ec5aed0cc1bf731c67c9", "mmcv/ops/csrc"),
+    "deepspeed": Package("deepspeed", "0.19.8", "9e491abd0827ea5c389dd702e15e11e13d83d904bac4a20d6c2a4cb37207a9af", "csrc"),
 }
 
 

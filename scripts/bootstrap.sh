@@ -34,8 +34,8 @@ fi
 stamp=.venv/.porter-installed
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  log "pip: installing porter with its test and torch extras"
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,torch]' 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
+  log "pip: installing porter with its test, torch and bench extras"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,torch,bench]' 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
   .venv/bin/python -c 'import porter, tree_sitter_cuda, clang.cindex, typer' 
   echo "$want" > "$stamp"
 else

@@ -8,7 +8,9 @@ from collections.abc import Iterable
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules.base import FileContext, Rule
+from porter.parse import Context
 from porter.rules.patterns import CODE_CONTEXTS
+from porter.source import FileKind
 
 ARCH_VALUE = Rule(
     id="ARC001",
@@ -78,11 +80,42 @@ _CONDITIONS = "[(preproc_if condition: (_) @c) (preproc_elif condition: (_) @c) 
 DEVICE_PASS = "defined(__HIP_DEVICE_COMPILE__)"
 
 
+def _in_condition(node) -> bool:
+    """Is the node part of an #if/#elif condition or an #ifdef name?"""
+    parent = node.parent
+    while parent is not None:
+        field = "name" if parent.type in ("preproc_ifdef", "preproc_elifdef") else "condition"
+        if parent.type in ("preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef"):
+            part = parent.child_by_field_name(field)
+            if part is not None and part.start_byte <= node.start_byte < part.end_byte:
+                return True
+        parent = parent.parent
+    return False
+
+
+HIP_AWARE = re.compile(rb"HIP|ROCM|ROCm")
+
+
+def _device_compiled(ctx: FileContext) -> bool:
+    """A .cpp without device code goes to the host compiler, where neither platform defines __CUDA_ARCH__."""
+    return ctx.source.kind is not FileKind.CPP or b"__global__" in ctx.source.data or b"__device__" in ctx.source.data
+
+
+def _enclosing_condition_text(ctx: FileContext, start: int, end: int) -> bytes:
+    node = ctx.parsed.root.descendant_for_byte_range(start, end)
+    while node is not None and node.type not in ("preproc_if", "preproc_elif", "preproc_ifdef"):
+        node = node.parent
+    if node is None:
+        return b""
+    condition = node.child_by_field_name("condition") or node.child_by_field_name("name")
+    return ctx.source.data[condition.start_byte : condition.end_byte] if condition is not None else b""
+
+
 def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
         return
     data = ctx.source.data
-    if b"__CUDA_ARCH__" in data:
+    if b"__CUDA_ARCH__" in data and _device_compiled(ctx):
         yield from _arch_tests(ctx)
     if _VERSION.search(data):
         yield from _version_tests(ctx)
@@ -98,6 +131,8 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     for match in _ARCH_COMPARISON.finditer(data):
         if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
+            continue
+        if HIP_AWARE.search(_enclosing_condition_text(ctx, match.start(), match.end())):
             continue
         yield ARCH_VALUE.finding(ctx, match.start(), match.end(), "`__CUDA_ARCH__` is undefined under HIP, so this test reads it as 0")
     for node in captures(_CONDITIONS, ctx.parsed.root).get("d", []):
@@ -115,7 +150,7 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
             )  # fmt: skip
     for node in captures(_CONDITIONS, ctx.parsed.root).get("c", []):
         text = ctx.source.text(node.start_byte, node.end_byte)
-        if "__HIP_DEVICE_COMPILE__" in text:
+        if HIP_AWARE.search(text.encode()):
             continue
         for match in re.finditer(r"defined\s*\(?\s*__CUDA_ARCH__\s*\)?", text):
             start = node.start_byte + len(text[: match.start()].encode())
@@ -127,9 +162,18 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _version_tests(ctx: FileContext) -> Iterable[Finding]:
+    for match in _VERSION.finditer(ctx.source.data):
+        if ctx.parsed.context_at(match.start(), match.end()) is not Context.CODE or match.group() == b"__NVCC__":
+            continue
+        node = ctx.parsed.root.descendant_for_byte_range(match.start(), match.end())
+        if node is not None and _in_condition(node):
+            continue
+        yield TOOLKIT_VERSION.finding(
+            ctx, match.start(), match.end(), f"`{match.group().decode()}` is undefined under hipcc: this does not compile there"
+        )
     for node in captures(_CONDITIONS, ctx.parsed.root).get("c", []) + captures(_CONDITIONS, ctx.parsed.root).get("d", []):
         text = ctx.source.data[node.start_byte : node.end_byte]
-        if b"__HIP_PLATFORM_AMD__" in text or b"USE_ROCM" in text or b"__HIPCC__" in text:
+        if HIP_AWARE.search(text.split(b"\n", 1)[0] if node.type == "preproc_ifdef" else text):
             continue
         if node.type == "preproc_ifdef":
             text = text.split(b"\n", 1)[0]

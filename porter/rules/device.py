@@ -135,7 +135,11 @@ class DeviceFacts:
             inner = declarator.child_by_field_name("declarator") or declarator
             name = self.source.text(inner.start_byte, inner.end_byte)
         is_kernel = "__global__" in specifiers
-        return FunctionInfo(node=node, name=name, is_device=is_kernel or "__device__" in specifiers, is_kernel=is_kernel)
+        # Specifiers hidden in macros (CUTLASS_DEVICE, C10_HOST_DEVICE, ...) are not parsed
+        # as such; their names still say what they expand to.
+        prefix = self.source.data[node.start_byte : declarator.start_byte] if declarator is not None else b""
+        is_device = is_kernel or "__device__" in specifiers or bool(re.search(rb"__device__|__global__|[A-Z0-9_]*DEVICE[A-Z0-9_]*", prefix))
+        return FunctionInfo(node=node, name=name, is_device=is_device, is_kernel=is_kernel or b"__global__" in prefix)
 
     def function_of(self, node: tree_sitter.Node) -> FunctionInfo:
         """The innermost function definition holding the node, else the file scope."""

@@ -82,8 +82,10 @@ _FP8_HEADER = re.compile(rb"#\s*include\s*[<\"](cuda_fp8\.h|cuda_fp8\.hpp)[>\"]"
 _E4M3_MAX = re.compile(rb"(?<![\w.])448(\.0*)?[fF]?(?![\w.])")
 _HALF_INTERNAL = re.compile(
     rb"\.\s*__x\b"
+    rb"|__half2?_raw\s+\w+\s*=\s*\{|__half2?_raw\s*\{\s*0[xX]"
     rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int32_t|unsigned(\s+int)?|int|uint)\s*\*\s*>\s*\(\s*&\s*\w*(h2|half2|bf2|bfloat162)\w*"
-    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*[*&]\s*>\s*\(\s*&?\s*\w+\s*\)"
+    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*\*\s*>\s*\(\s*&\s*\w+\s*\)"
+    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*&\s*>\s*\(\s*\w+\s*\)"
     rb"|\*\s*\(\s*(const\s+)?(u?int32_t|unsigned|int|u?int16_t|unsigned\s+short)\s*\*\s*\)\s*&\s*\w*(h|h2|half|half2)\b"
 )
 

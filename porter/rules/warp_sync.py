@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
@@ -95,14 +96,30 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     table = intrinsics()
     rocm = version_tuple(ctx.config.rocm_version)[:2]
     opted_in = OPT_IN.encode() in data
-    for name, call in ctx.device.calls_named(table):
+    sites = [(name, call.child_by_field_name("function")) for name, call in ctx.device.calls_named(table)]
+    sites += list(_macro_aliases(ctx, table))
+    for name, node in sites:
         facts = table[name]
         verdict = _verdict(name, facts, rocm, opted_in, ctx.config.rocm_version)
         if verdict is None:
             continue
         severity, message = verdict
-        function = call.child_by_field_name("function")
-        yield _BY_ID[facts["rule"]].finding(ctx, function.start_byte, function.end_byte, message, severity=severity)
+        yield _BY_ID[facts["rule"]].finding(ctx, node.start_byte, node.end_byte, message, severity=severity)
+
+
+def _macro_aliases(ctx: FileContext, table: dict):
+    """Intrinsics named in macro bodies (`#define SHFL_DOWN __shfl_down_sync`), which are not parsed as calls."""
+    from porter.parse import captures
+
+    pattern = re.compile(rb"(?<![\w$])(" + b"|".join(re.escape(n.encode()) for n in table) + rb")\b")
+    for body in captures("(preproc_arg) @b", ctx.parsed.root).get("b", []):
+        for match in pattern.finditer(ctx.source.data, body.start_byte, body.end_byte):
+            yield match.group(1).decode(), _Span(match.start(), match.end())
+
+
+class _Span:
+    def __init__(self, start: int, end: int):
+        self.start_byte, self.end_byte = start, end
 
 
 def _verdict(name: str, facts: dict, rocm: tuple[int, ...], opted_in: bool, label: str) -> tuple[Severity, str] | None:
