@@ -85,14 +85,25 @@ def strip(lines: list[str], rel: str) -> tuple[list[str], list[Region]]:
         match = DIRECTIVE.match(line)
         kind, rest = (match.group(1), match.group(2)) if match else (None, "")
         if kind in ("if", "ifdef", "ifndef"):
-            condition = rest if kind == "if" else (f"defined({rest.strip()})" if kind == "ifdef" else f"!defined({rest.strip()})")
+            condition = (
+                rest
+                if kind == "if"
+                else (f"defined({rest.strip()})" if kind == "ifdef" else f"!defined({rest.strip()})")
+            )
             value = truth(condition) if ROCM_MACROS.search(rest) else None
             if value is None:
                 stack.append({"rocm": False, "emit": True})
                 if emitting():
                     out.append(line)
                 continue
-            frame = {"rocm": True, "emit": value, "taken": value, "cuda_start": len(out) + 1, "rocm_lines": 0, "had_cuda": value}
+            frame = {
+                "rocm": True,
+                "emit": value,
+                "taken": value,
+                "cuda_start": len(out) + 1,
+                "rocm_lines": 0,
+                "had_cuda": value,
+            }
             stack.append(frame)
             continue
         if kind in ("elif", "else") and stack and stack[-1]["rocm"]:
@@ -108,7 +119,9 @@ def strip(lines: list[str], rel: str) -> tuple[list[str], list[Region]]:
             frame = stack.pop()
             if emitting():
                 start, end = frame["cuda_start"], len(out)
-                regions.append(Region(rel, start, max(start, end), "replaced" if end >= start else "added", frame["rocm_lines"]))
+                regions.append(
+                    Region(rel, start, max(start, end), "replaced" if end >= start else "added", frame["rocm_lines"])
+                )
             continue
         if kind == "endif" and stack:
             stack.pop()
@@ -183,7 +196,9 @@ def report(results: list[dict], stripped: dict[str, Path]) -> str:
             f"| {r['package']} | {r['files']} | {r['lines']} | {r['regions']} | {r['replaced']} | {r['found']} | {recall} | {r['added']} | {r['seconds']:.1f} |"
         )
     if total_replaced:
-        lines.append(f"| **all** | | | | {total_replaced} | {total_found} | **{total_found / total_replaced:.2f}** | | |")
+        lines.append(
+            f"| **all** | | | | {total_replaced} | {total_found} | **{total_found / total_replaced:.2f}** | | |"
+        )
     lines += ["", "Categories of the findings inside found regions:", ""]
     for r in results:
         cats = ", ".join(f"{c} {n}" for c, n in r["categories"].most_common()) or "none"
@@ -191,7 +206,11 @@ def report(results: list[dict], stripped: dict[str, Path]) -> str:
     lines += ["", "Replaced regions porter did not flag (first lines of the CUDA side):", ""]
     for r in results:
         for region in r["missed"][:12]:
-            text = (stripped[r["package"]] / region.file).read_text(errors="replace").split("\n")[region.start - 1 : region.end]
+            text = (
+                (stripped[r["package"]] / region.file)
+                .read_text(errors="replace")
+                .split("\n")[region.start - 1 : region.end]
+            )
             first = next((t.strip() for t in text if t.strip()), "")[:100]
             lines.append(f"- {r['package']} `{region.file}:{region.start}`: `{first}`")
         if len(r["missed"]) > 12:

@@ -31,10 +31,18 @@ class Package:
 
 
 PACKAGES = {
-    "torch-scatter": Package("torch-scatter", "2.1.2", "69b3aa435f2424ac6a1bfb6ff702da6eb73b33ca0db38fb26989c74159258e47", "csrc"),
-    "causal-conv1d": Package("causal-conv1d", "1.6.0", "4eae3220d08e1e88238f3a0a88783147cbdf47f612cc610add75127c7a37ca3e", "csrc"),
-    "mmcv": Package("mmcv", "2.2.0", "ac479247e808d8802f89eadf04d4118de86bdfe81361ec5aed0cc1bf731c67c9", "mmcv/ops/csrc"),
-    "deepspeed": Package("deepspeed", "0.19.8", "9e491abd0827ea5c389dd702e15e11e13d83d904bac4a20d6c2a4cb37207a9af", "csrc"),
+    "torch-scatter": Package(
+        "torch-scatter", "2.1.2", "69b3aa435f2424ac6a1bfb6ff702da6eb73b33ca0db38fb26989c74159258e47", "csrc"
+    ),
+    "causal-conv1d": Package(
+        "causal-conv1d", "1.6.0", "4eae3220d08e1e88238f3a0a88783147cbdf47f612cc610add75127c7a37ca3e", "csrc"
+    ),
+    "mmcv": Package(
+        "mmcv", "2.2.0", "ac479247e808d8802f89eadf04d4118de86bdfe81361ec5aed0cc1bf731c67c9", "mmcv/ops/csrc"
+    ),
+    "deepspeed": Package(
+        "deepspeed", "0.19.8", "9e491abd0827ea5c389dd702e15e11e13d83d904bac4a20d6c2a4cb37207a9af", "csrc"
+    ),
 }
 
 
@@ -73,7 +81,9 @@ def _download(package: Package) -> Path:
     existing = sorted(downloads.glob(f"{package.archive_stem}.tar.gz"))
     if existing:
         return existing[0]
-    env = dict(os.environ, CUDA_HOME="/usr/local/cuda", BUILD_NO_CUDA="1", FORCE_CUDA="0", CAUSAL_CONV1D_SKIP_CUDA_BUILD="TRUE")
+    env = dict(
+        os.environ, CUDA_HOME="/usr/local/cuda", BUILD_NO_CUDA="1", FORCE_CUDA="0", CAUSAL_CONV1D_SKIP_CUDA_BUILD="TRUE"
+    )
     command = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
         "--no-clean", "-d", str(downloads), f"{package.name}=={package.version}",

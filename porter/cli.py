@@ -69,7 +69,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
 ) -> None:
     """porter: scan, convert, build and verify CUDA→ROCm ports."""
 
@@ -79,27 +81,36 @@ def scan(
     paths: Annotated[list[Path], typer.Argument(help="Files or directories; the first is the root of reported paths.")],
     format: Annotated[ScanFormat, typer.Option("--format", "-f", help="Output format.")] = ScanFormat.TEXT,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
-    target: Annotated[list[str] | None, typer.Option("--target", help="AMD targets, e.g. gfx942 (repeat or comma-separate).")] = None,
-    rocm_version: Annotated[str | None, typer.Option("--rocm-version", help="ROCm release the port targets (default 6.4).")] = None,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: all cores).")] = None,
-    deep: Annotated[str, typer.Option("--deep", help="libclang layer: auto (where rules need it), always, never.")] = "auto",
+    target: Annotated[
+        list[str] | None, typer.Option("--target", help="AMD targets, e.g. gfx942 (repeat or comma-separate).")
+    ] = None,
+    rocm_version: Annotated[
+        str | None, typer.Option("--rocm-version", help="ROCm release the port targets (default 6.4).")
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: all cores).")
+    ] = None,
+    deep: Annotated[
+        str, typer.Option("--deep", help="libclang layer: auto (where rules need it), always, never.")
+    ] = "auto",
 ) -> None:
     """Scan CUDA sources and build files for what breaks or changes on AMD GPUs."""
     from porter.config import ConfigError, load_config
     from porter.discover import DiscoveryError
     from porter.report.sarif import to_sarif
     from porter.report.text import format_findings
-    from porter.scan import Deep, scan as run_scan
+    from porter.scan import Deep
+    from porter.scan import scan as run_scan
 
     try:
         deep_mode = Deep(deep)
     except ValueError:
-        raise fail(f"--deep must be one of auto, always, never (got {deep!r})")
+        raise fail(f"--deep must be one of auto, always, never (got {deep!r})") from None
     try:
         config = load_config(paths[0]).with_overrides(target, rocm_version)
         result = run_scan(paths, config, jobs=jobs, deep=deep_mode)
     except (ConfigError, DiscoveryError) as exc:
-        raise fail(str(exc))
+        raise fail(str(exc)) from exc
     if format is ScanFormat.JSON:
         text = json.dumps(result.to_json(), indent=2) + "\n"
     elif format is ScanFormat.SARIF:
@@ -111,7 +122,9 @@ def scan(
 
 @app.command()
 def rules(
-    rule_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="A rule id (API001) or name to explain.")] = None,
+    rule_id: Annotated[
+        str | None, typer.Argument(metavar="[ID]", help="A rule id (API001) or name to explain.")
+    ] = None,
     format: Annotated[PlainFormat, typer.Option("--format", "-f")] = PlainFormat.TEXT,
 ) -> None:
     """List the rules, or explain one: what it detects, why it breaks on AMD, an example, the fix."""
@@ -121,7 +134,14 @@ def rules(
     if rule_id is None:
         if format is PlainFormat.JSON:
             rows = [
-                {"id": r.id, "name": r.name, "category": r.category, "severity": str(r.severity), "fix": str(r.fix), "summary": r.summary}
+                {
+                    "id": r.id,
+                    "name": r.name,
+                    "category": r.category,
+                    "severity": str(r.severity),
+                    "fix": str(r.fix),
+                    "summary": r.summary,
+                }
                 for r in catalogue.values()
             ]
             typer.echo(json.dumps(rows, indent=2))
@@ -133,7 +153,11 @@ def rules(
     if rule is None:
         raise fail(f"no rule {rule_id!r}; `porter rules` lists them")
     if format is PlainFormat.JSON:
-        typer.echo(json.dumps({"id": rule.id, "name": rule.name, "category": rule.category, "documentation": rule.explain()}, indent=2))
+        typer.echo(
+            json.dumps(
+                {"id": rule.id, "name": rule.name, "category": rule.category, "documentation": rule.explain()}, indent=2
+            )
+        )
     else:
         typer.echo(rule.explain(), nl=False)
 
@@ -174,7 +198,7 @@ def setup(
         try:
             path = action(force=force)
         except provision.ProvisionError as exc:
-            raise fail(f"{label}: {exc}", code=1)
+            raise fail(f"{label}: {exc}", code=1) from exc
         typer.echo(f"ok  {label}: {path}")
 
 

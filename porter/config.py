@@ -1,11 +1,11 @@
 """Project configuration: `[tool.porter]` in pyproject.toml, or a porter.toml.
 
-    [tool.porter]
-    include = ["third_party/mykernels/**"]   # force-include, even inside vendored trees
-    exclude = ["tests/fixtures/**"]          # more paths to skip
-    vendored = true                          # skip third_party/, cutlass/, ... (default)
-    targets = ["gfx942"]
-    rocm-version = "6.4"
+[tool.porter]
+include = ["third_party/mykernels/**"]   # force-include, even inside vendored trees
+exclude = ["tests/fixtures/**"]          # more paths to skip
+vendored = true                          # skip third_party/, cutlass/, ... (default)
+targets = ["gfx942"]
+rocm-version = "6.4"
 """
 
 from __future__ import annotations
@@ -49,9 +49,7 @@ def validate_targets(values: list[str], where: str) -> tuple[str, ...]:
             if not target:
                 continue
             if target not in KNOWN_TARGETS:
-                raise ConfigError(
-                    f"{where}: unknown AMD target {target!r}; known targets: {', '.join(KNOWN_TARGETS)}"
-                )
+                raise ConfigError(f"{where}: unknown AMD target {target!r}; known targets: {', '.join(KNOWN_TARGETS)}")
             targets.append(target)
     if not targets:
         raise ConfigError(f"{where}: no target given")

@@ -162,7 +162,9 @@ def _analyze_star(args: tuple) -> FileResult:
     return analyze_file(*args)
 
 
-def scan(paths: list[Path], config: Config, jobs: int | None = None, deep: Deep = Deep.AUTO, progress=None) -> ScanResult:
+def scan(
+    paths: list[Path], config: Config, jobs: int | None = None, deep: Deep = Deep.AUTO, progress=None
+) -> ScanResult:
     started = time.perf_counter()
     discovery = discover(paths, config)
     database = discovery.compile_commands

@@ -41,6 +41,11 @@ SUFFIX_KINDS = {
 }
 
 
+def encoded_length(text: str) -> int:
+    """Bytes that a str taken from SourceFile.text() occupies in the file (surrogates included)."""
+    return len(text.encode("utf-8", "surrogateescape"))
+
+
 def kind_of(path: Path) -> FileKind | None:
     if path.name == "setup.py":
         return FileKind.SETUP_PY

@@ -18,7 +18,6 @@ Needs torch installed (`pip install torch==2.13.0`) and network access to Debian
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
@@ -70,7 +69,21 @@ FAMILY_PREFIXES = (
     ("nvtx", "nvtx"), ("NVTX", "nvtx"),
     ("nvml", "nvml"), ("NVML", "nvml"),
 )  # fmt: skip
-LIBRARY_FAMILIES = {"cublasLt", "cublas", "curand", "cusparseLt", "cusparse", "cufft", "cusolver", "nccl", "cudnn", "nvtx", "nvml", "cub", "thrust"}
+LIBRARY_FAMILIES = {
+    "cublasLt",
+    "cublas",
+    "curand",
+    "cusparseLt",
+    "cusparse",
+    "cufft",
+    "cusolver",
+    "nccl",
+    "cudnn",
+    "nvtx",
+    "nvml",
+    "cub",
+    "thrust",
+}
 # Version macros compare against CUDA's numbering; renaming them would change what the
 # comparison means, so they are left to the arch-guard rules, never renamed.
 NOT_RENAMED = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDA_API_VERSION", "__CUDART_API_VERSION"})
@@ -106,6 +119,7 @@ CUDA_CLASSIFY_SOURCE = """
 
 def load_torch_tables() -> dict[str, dict[str, str]]:
     import importlib.metadata
+    import importlib.util
 
     dist = importlib.metadata.distribution("torch")
     path = Path(str(dist.locate_file("torch/utils/hipify/cuda_to_hip_mappings.py")))
@@ -280,8 +294,8 @@ def build_identifiers(torch_tables, detail_pairs, classified, version_sets) -> d
         if cuda in candidates or not re.match(r"^(cuda[A-Z]|cu[A-Z]|CU[A-Za-z_]|CUDA_|cuuint|make_cu[A-Z])", cuda):
             continue
         for old, new in PATTERN_RENAMES:
-            if cuda.startswith(old) and first_version(new + cuda[len(old):], version_sets):
-                candidates[cuda] = (new + cuda[len(old):], "name-pattern")
+            if cuda.startswith(old) and first_version(new + cuda[len(old) :], version_sets):
+                candidates[cuda] = (new + cuda[len(old) :], "name-pattern")
                 break
         else:
             if info["header"] in ("cuda_runtime_api.h", "driver_types.h", "cuda.h"):
@@ -291,7 +305,7 @@ def build_identifiers(torch_tables, detail_pairs, classified, version_sets) -> d
             for hip_prefix, cuda_prefix in LIBRARY_INVERSE_PREFIXES:
                 if not hip.startswith(hip_prefix):
                     continue
-                rest = hip[len(hip_prefix):]
+                rest = hip[len(hip_prefix) :]
                 if rest[:1].isupper() or (rest[:1] == "_" and not hip_prefix.endswith("_")):
                     candidates.setdefault(cuda_prefix + rest, (hip, "inverse-name-pattern"))
                 break

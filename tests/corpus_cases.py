@@ -11,9 +11,7 @@ CASE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h", ".hpp", ".cmake", ".py", ".txt"}
 
 
 def corpus_files() -> list[Path]:
-    return sorted(
-        p for p in CORPUS.rglob("*") if p.is_file() and p.suffix in CASE_SUFFIXES and p.name != "README.md"
-    )
+    return sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix in CASE_SUFFIXES and p.name != "README.md")
 
 
 def expected_findings(path: Path, with_libclang: bool) -> list[tuple[int, str]]:

@@ -34,5 +34,7 @@ def test_every_case_was_scanned(corpus_scan):
 def test_libclang_findings_name_their_engine(corpus_scan, libclang_available):
     if not libclang_available:
         pytest.skip("libclang not set up: `porter setup cuda-headers` and apt-get install libclang1-19")
-    engines = {f.engine for f in corpus_scan.findings if f.file == "api/token_paste.cu" and f.rule == "API008" and f.line > 8}
+    engines = {
+        f.engine for f in corpus_scan.findings if f.file == "api/token_paste.cu" and f.rule == "API008" and f.line > 8
+    }
     assert engines == {"libclang"}

@@ -35,7 +35,10 @@ def mutated_source(draw):
     for _ in range(draw(st.integers(1, 8))):
         position = draw(st.integers(0, len(data)))
         action = draw(st.sampled_from(["insert", "delete", "replace"]))
-        chunk = draw(st.binary(min_size=1, max_size=6) | st.sampled_from([b"{", b"}", b"(", b"#if X\n", b'"', b"/*", b"\xff\xfe", b"<<<", b"##"]))
+        chunk = draw(
+            st.binary(min_size=1, max_size=6)
+            | st.sampled_from([b"{", b"}", b"(", b"#if X\n", b'"', b"/*", b"\xff\xfe", b"<<<", b"##"])
+        )
         if action == "insert":
             data[position:position] = chunk
         elif action == "delete":

@@ -113,7 +113,9 @@ def test_text_listing_groups_by_file():
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert "api/runtime_memory.cu" in lines
-    assert any(re.match(r"\s+\d+:\d+\s+API001\s+info\s+auto\s+`cudaMalloc` is `hipMalloc` in HIP", line) for line in lines)
+    assert any(
+        re.match(r"\s+\d+:\d+\s+API001\s+info\s+auto\s+`cudaMalloc` is `hipMalloc` in HIP", line) for line in lines
+    )
     assert re.search(r"^\d+ finding\(s\) in \d+ file\(s\)", result.stdout, re.M)
 
 

@@ -59,7 +59,10 @@ CASES = [
     (K.format("__shared__ float s[warpSize]; s[0] = 0;"), ["WRP009"]),
     (K.format("int n = warpSize; x[0] = n;"), []),
     # lane masks
-    (D.format("unsigned m = __ballot_sync(0xffffffff, v > 0); return __popc(m);"), ["MSK002", "SYN001", "MSK001", "MSK003"]),
+    (
+        D.format("unsigned m = __ballot_sync(0xffffffff, v > 0); return __popc(m);"),
+        ["MSK002", "SYN001", "MSK001", "MSK003"],
+    ),
     (D.format("unsigned long long m = __ballot(v > 0); return __popcll(m);"), []),
     (D.format("return (float)(1u << lane);"), ["MSK004"]),
     (D.format("return (float)(1u << 3);"), []),

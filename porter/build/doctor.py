@@ -65,7 +65,9 @@ def _nvcc12() -> Check:
 def _hip() -> Check:
     real = toolchains.find_real_rocm()
     if real:
-        return Check("HIP toolchain", "ok", f"ROCm at {real.rocm_path} (HIP {real.hip_version}, clang {real.llvm_major})")
+        return Check(
+            "HIP toolchain", "ok", f"ROCm at {real.rocm_path} (HIP {real.hip_version}, clang {real.llvm_major})"
+        )
     clang_path = toolchains.find_system_clang()
     sysroot = toolchains.sysroot_dir()
     problems, advice = [], []
@@ -89,7 +91,9 @@ def _lld() -> Check:
     for name in ("ld.lld-19", "ld.lld-20", "ld.lld"):
         if shutil.which(name):
             return Check("lld (AMDGPU device link)", "ok", shutil.which(name))
-    return Check("lld (AMDGPU device link)", "missing", "clang links AMDGPU code objects with lld", "apt-get install lld-19")
+    return Check(
+        "lld (AMDGPU device link)", "missing", "clang links AMDGPU code objects with lld", "apt-get install lld-19"
+    )
 
 
 def _targets() -> list[Check]:

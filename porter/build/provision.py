@@ -76,7 +76,9 @@ class PrivateApt:
     def prepare(self) -> None:
         keyring = DEBIAN_KEYRINGS.get(self.suite, DEBIAN_KEYRINGS["sid"])
         if not Path(keyring).is_file():
-            raise ProvisionError(f"the Debian archive key for {self.suite} is missing ({keyring}); install debian-archive-keyring")
+            raise ProvisionError(
+                f"the Debian archive key for {self.suite} is missing ({keyring}); install debian-archive-keyring"
+            )
         for sub in ("lists/partial", "cache/archives/partial"):
             (self.state / sub).mkdir(parents=True, exist_ok=True)
         line = f"deb [signed-by={keyring}] http://deb.debian.org/debian {self.suite} main\n"

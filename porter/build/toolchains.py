@@ -161,7 +161,9 @@ def find_sysroot_toolchain() -> HipToolchain | None:
         return None
     bitcode = sorted(root.glob("usr/lib/llvm-*/lib/clang/*/amdgcn/bitcode"))
     version = _hip_version(root / "usr" / "include") or SYSROOT_HIP_VERSION
-    return HipToolchain("sysroot", clang, _clang_major(clang) or 0, root / "usr", bitcode[-1] if bitcode else None, version)
+    return HipToolchain(
+        "sysroot", clang, _clang_major(clang) or 0, root / "usr", bitcode[-1] if bitcode else None, version
+    )
 
 
 @cache

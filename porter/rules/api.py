@@ -30,7 +30,9 @@ RUNTIME_RENAME = Rule(
         name and maps it in the generated compat header. If the HIP name is newer than the
         targeted ROCm, the finding says so and becomes a warning or an error.
         """,
-    references=("HIP runtime API: https://rocm.docs.amd.com/projects/HIP/en/latest/reference/hip_runtime_api_reference.html",),
+    references=(
+        "HIP runtime API: https://rocm.docs.amd.com/projects/HIP/en/latest/reference/hip_runtime_api_reference.html",
+    ),
 )
 
 DRIVER_RENAME = Rule(
@@ -147,7 +149,9 @@ RULES = (
     TOKEN_PASTED_API,
 )
 
-_PASTED = re.compile(rb"(?<![\w$])(cuda|cu|CU|CUDA_|cublas|cusparse|curand|cufft|cusolver|nccl)\s*##|##\s*(cuda|cu)[A-Z]\w*")
+_PASTED = re.compile(
+    rb"(?<![\w$])(cuda|cu|CU|CUDA_|cublas|cusparse|curand|cufft|cusolver|nccl)\s*##|##\s*(cuda|cu)[A-Z]\w*"
+)
 
 
 def _rule_for(entry: NameEntry) -> Rule:
@@ -222,7 +226,7 @@ def wants_clang(ctx: FileContext) -> bool:
 
 def check_clang(ctx: FileContext, unit: ClangUnit) -> Iterable[Finding]:
     data = ctx.source.data
-    pasting = {name for name, body in unit.macro_definitions.items() if _PASTED.search(body.encode())}
+    pasting = {name for name, body in unit.macro_definitions.items() if _PASTED.search(body.encode("utf-8", "replace"))}
     if not pasting:
         return
     seen: set[tuple[int, str]] = set()

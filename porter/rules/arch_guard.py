@@ -6,11 +6,10 @@ import re
 from collections.abc import Iterable
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import captures
+from porter.parse import Context, captures
 from porter.rules.base import FileContext, Rule
-from porter.parse import Context
 from porter.rules.patterns import CODE_CONTEXTS
-from porter.source import FileKind
+from porter.source import FileKind, encoded_length
 
 ARCH_VALUE = Rule(
     id="ARC001",
@@ -66,13 +65,15 @@ CAPABILITY = Rule(
     what="Finds host code that compares `major`/`minor` of the device properties, or queries `cudaDevAttrComputeCapabilityMajor`.",
     why="On AMD, major.minor is the GCN version: gfx942 reports 9.4, gfx90a 9.0. `major >= 8` enables Ampere paths and `major == 9` Hopper paths (TMA, wgmma) on an MI300.",
     example="if (prop.major >= 9) launch_hopper_kernel(); else launch_generic_kernel();",
-    use_instead="Choose by `prop.gcnArchName` (\"gfx942\", ...) under `__HIP_PLATFORM_AMD__`, or by the feature actually needed.",
+    use_instead='Choose by `prop.gcnArchName` ("gfx942", ...) under `__HIP_PLATFORM_AMD__`, or by the feature actually needed.',
 )
 
 RULES = (ARCH_VALUE, ARCH_DEFINED, TOOLKIT_VERSION, CAPABILITY)
 
 _ARCH_COMPARISON = re.compile(rb"__CUDA_ARCH__\s*(>=|<=|==|!=|>|<)\s*\(?\s*\d+|\d+\s*(>=|<=|==|!=|>|<)\s*__CUDA_ARCH__")
-_VERSION = re.compile(rb"(?<![\w$])(CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__NVCC__|__CUDA_API_VERSION)\b")
+_VERSION = re.compile(
+    rb"(?<![\w$])(CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__NVCC__|__CUDA_API_VERSION)\b"
+)
 _CAPABILITY = re.compile(
     rb"(?:\.|->)\s*major\s*(>=|<=|==|!=|>|<)\s*\d|\d\s*(>=|<=|==|!=|>|<)\s*\w+\s*(?:\.|->)\s*major\b|(?:\.|->)\s*major\s*\*\s*10\s*\+|cudaDevAttrComputeCapabilityMajor|getDeviceCapability\s*\("
 )
@@ -124,7 +125,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
             if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS and not ctx.device.is_device_code(
                 ctx.parsed.root.descendant_for_byte_range(match.start(), match.end())
             ):
-                yield CAPABILITY.finding(ctx, match.start(), match.end(), "compute capability on AMD is the GCN version (9.4 on gfx942)")
+                yield CAPABILITY.finding(
+                    ctx, match.start(), match.end(), "compute capability on AMD is the GCN version (9.4 on gfx942)"
+                )
 
 
 def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
@@ -134,27 +137,31 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
             continue
         if HIP_AWARE.search(_enclosing_condition_text(ctx, match.start(), match.end())):
             continue
-        yield ARCH_VALUE.finding(ctx, match.start(), match.end(), "`__CUDA_ARCH__` is undefined under HIP, so this test reads it as 0")
+        yield ARCH_VALUE.finding(
+            ctx, match.start(), match.end(), "`__CUDA_ARCH__` is undefined under HIP, so this test reads it as 0"
+        )
     for node in captures(_CONDITIONS, ctx.parsed.root).get("d", []):
         text = ctx.source.text(node.start_byte, node.end_byte)
         head = re.match(r"#\s*(ifdef|ifndef)\s+__CUDA_ARCH__\b", text)
         if head:
             negated = head.group(1) == "ifndef"
             replacement = (
-                "#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)" if negated else f"#if defined(__CUDA_ARCH__) || {DEVICE_PASS}"
+                "#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)"
+                if negated
+                else f"#if defined(__CUDA_ARCH__) || {DEVICE_PASS}"
             )
-            end = node.start_byte + len(head.group(0).encode())
+            end = node.start_byte + encoded_length(head.group(0))
             yield ARCH_DEFINED.finding(
                 ctx, node.start_byte, end, "the device pass of hip-clang does not define `__CUDA_ARCH__`",
                 edits=(Edit(node.start_byte, end, replacement.encode()),),
             )  # fmt: skip
     for node in captures(_CONDITIONS, ctx.parsed.root).get("c", []):
         text = ctx.source.text(node.start_byte, node.end_byte)
-        if HIP_AWARE.search(text.encode()):
+        if HIP_AWARE.search(ctx.source.data[node.start_byte : node.end_byte]):
             continue
         for match in re.finditer(r"defined\s*\(?\s*__CUDA_ARCH__\s*\)?", text):
-            start = node.start_byte + len(text[: match.start()].encode())
-            end = start + len(match.group().encode())
+            start = node.start_byte + encoded_length(text[: match.start()])
+            end = start + encoded_length(match.group())
             yield ARCH_DEFINED.finding(
                 ctx, start, end, "the device pass of hip-clang does not define `__CUDA_ARCH__`",
                 edits=(Edit(start, end, f"(defined(__CUDA_ARCH__) || {DEVICE_PASS})".encode()),),
@@ -169,9 +176,14 @@ def _version_tests(ctx: FileContext) -> Iterable[Finding]:
         if node is not None and _in_condition(node):
             continue
         yield TOOLKIT_VERSION.finding(
-            ctx, match.start(), match.end(), f"`{match.group().decode()}` is undefined under hipcc: this does not compile there"
+            ctx,
+            match.start(),
+            match.end(),
+            f"`{match.group().decode()}` is undefined under hipcc: this does not compile there",
         )
-    for node in captures(_CONDITIONS, ctx.parsed.root).get("c", []) + captures(_CONDITIONS, ctx.parsed.root).get("d", []):
+    for node in captures(_CONDITIONS, ctx.parsed.root).get("c", []) + captures(_CONDITIONS, ctx.parsed.root).get(
+        "d", []
+    ):
         text = ctx.source.data[node.start_byte : node.end_byte]
         if HIP_AWARE.search(text.split(b"\n", 1)[0] if node.type == "preproc_ifdef" else text):
             continue
@@ -180,5 +192,8 @@ def _version_tests(ctx: FileContext) -> Iterable[Finding]:
         for match in _VERSION.finditer(text):
             start = node.start_byte + match.start()
             yield TOOLKIT_VERSION.finding(
-                ctx, start, start + len(match.group()), f"`{match.group().decode()}` is undefined under hipcc: this branch is decided as if for an old CUDA"
+                ctx,
+                start,
+                start + len(match.group()),
+                f"`{match.group().decode()}` is undefined under hipcc: this branch is decided as if for an old CUDA",
             )

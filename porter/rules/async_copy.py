@@ -80,4 +80,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
                 by_rule.setdefault(entry.rule, []).append(opcode(instruction))
         for rule_id, opcodes in by_rule.items():
             rule = _BY_ID[rule_id]
-            yield rule.finding(ctx, statement.start, statement.end, f"PTX {', '.join(dict.fromkeys(opcodes))}: {rule.summary.lower()} has no AMD counterpart")
+            yield rule.finding(
+                ctx,
+                statement.start,
+                statement.end,
+                f"PTX {', '.join(dict.fromkeys(opcodes))}: {rule.summary.lower()} has no AMD counterpart",
+            )

@@ -83,7 +83,10 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         for match in _LANGUAGE.finditer(data):
             group = 1 if match.group(1) else 2
             yield CMAKE_CUDA_LANGUAGE.finding(
-                ctx, match.start(group), match.end(group), "the CUDA language is enabled; ROCm builds need the HIP language"
+                ctx,
+                match.start(group),
+                match.end(group),
+                "the CUDA language is enabled; ROCm builds need the HIP language",
             )
         for match in _FIND_CUDA.finditer(data):
             package = match.group(1).decode()
@@ -124,7 +127,7 @@ def _links(ctx: FileContext, data: bytes) -> Iterable[Finding]:
         name = match.group(1).decode()
         yield _link_finding(ctx, match.start(1), match.end(1), name, libraries[name])
     if ctx.source.kind is FileKind.SETUP_PY:
-        quoted = re.compile(rf"""\blibraries\s*=\s*\[[^\]]*""".encode())
+        quoted = re.compile(rb"""\blibraries\s*=\s*\[[^\]]*""")
         for block in quoted.finditer(data):
             for item in re.finditer(rf"""['"]({alternation})['"]""".encode(), block.group()):
                 name = item.group(1).decode()

@@ -36,7 +36,9 @@ _OPERATORS = {
 def evaluate(text: str, constants: dict[str, int]) -> int | None:
     """The integer value of a C expression, or None when anything in it is unknown."""
     text = re.sub(r"//.*|/\*.*?\*/", "", text)
-    text = re.sub(r"\bsizeof\s*\(\s*([\w\s]+?)\s*\)", lambda m: str(TYPE_SIZES.get(re.sub(r"\s+", " ", m.group(1)), "?")), text)
+    text = re.sub(
+        r"\bsizeof\s*\(\s*([\w\s]+?)\s*\)", lambda m: str(TYPE_SIZES.get(re.sub(r"\s+", " ", m.group(1)), "?")), text
+    )
     text = re.sub(r"\((?:unsigned |signed |const )*(?:int|long|size_t|unsigned|int32_t|int64_t|uint32_t)\)", "", text)
     text = re.sub(r"\bstatic_cast<[^>]+>", "", text)
     text = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", text)

@@ -61,7 +61,9 @@ _HEADERS = re.compile(rb"#\s*include\s*[<\"](cooperative_groups/(reduce|scan|mem
 
 
 def _namespaces(data: bytes) -> list[str]:
-    aliases = [m.group(1).decode() for m in re.finditer(rb"namespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;", data)]
+    aliases = [
+        m.group(1).decode() for m in re.finditer(rb"namespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;", data)
+    ]
     return ["cooperative_groups", *aliases]
 
 
@@ -72,7 +74,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     rocm = version_tuple(ctx.config.rocm_version)[:2]
     table = cg_availability()
     for match in _HEADERS.finditer(data):
-        yield MISSING_API.finding(ctx, match.start(1), match.end(1), f"`<{match.group(1).decode()}>` has no HIP counterpart")
+        yield MISSING_API.finding(
+            ctx, match.start(1), match.end(1), f"`<{match.group(1).decode()}>` has no HIP counterpart"
+        )
     prefix = "|".join(re.escape(n) for n in _namespaces(data))
     using = bool(re.search(rb"using\s+namespace\s+(?:::)?cooperative_groups\s*;", data))
     qualified = rf"(?:(?:{prefix})\s*::\s*){'?' if using else ''}"
@@ -106,7 +110,11 @@ def _grid_syncs(ctx: FileContext) -> Iterable[Finding]:
     grids = {m.group(1).decode() for m in _GRID_VAR.finditer(data)}
     calls = [rb"this_grid\s*\(\s*\)\s*\.\s*sync\s*\(\s*\)"]
     calls += [rb"(?<![\w$])" + re.escape(g.encode()) + rb"\s*\.\s*sync\s*\(\s*\)" for g in grids]
-    calls += [rb"(?<![\w$.])(?:[\w]+::)?sync\s*\(\s*(?:" + b"|".join(re.escape(g.encode()) for g in grids) + rb")\s*\)"] if grids else []
+    calls += (
+        [rb"(?<![\w$.])(?:[\w]+::)?sync\s*\(\s*(?:" + b"|".join(re.escape(g.encode()) for g in grids) + rb")\s*\)"]
+        if grids
+        else []
+    )
     cooperative = b"LaunchCooperativeKernel" in data
     chevrons = b"<<<" in data
     for regex in calls:
@@ -119,4 +127,9 @@ def _grid_syncs(ctx: FileContext) -> Iterable[Finding]:
                     severity=Severity.ERROR,
                 )  # fmt: skip
             else:
-                yield GRID_SYNC.finding(ctx, match.start(), match.end(), "grid-wide sync: the grid must fit the blocks AMD can keep resident")
+                yield GRID_SYNC.finding(
+                    ctx,
+                    match.start(),
+                    match.end(),
+                    "grid-wide sync: the grid must fit the blocks AMD can keep resident",
+                )

@@ -29,10 +29,21 @@ from porter.source import SourceFile
 IDENT = re.compile(r"[A-Za-z_]\w*")
 LANE_NAME = re.compile(r"(?i)^(lane|lane_?id|lane_?idx|lane_?index|laneid|lid|lane_?no|lane_?num|thread_?lane)$")
 WARP_NAME = re.compile(r"(?i)^(warp|warp_?id|warp_?idx|warp_?index|warpid|wid|warp_?no|warp_?num|warp_?rank)$")
-WARP_CONSTANT_NAME = re.compile(r"(?i)(warp_?size|warpsz|warp_?sz|warp_?width|threads_?per_?warp|warp_?threads|^k?warp$|^(num_|n_|k)?lanes?$|lanes_?per_?warp)")
+WARP_CONSTANT_NAME = re.compile(
+    r"(?i)(warp_?size|warpsz|warp_?sz|warp_?width|threads_?per_?warp|warp_?threads|^k?warp$|^(num_|n_|k)?lanes?$|lanes_?per_?warp)"
+)
 BALLOT_CALLS = ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync", "__match_any")
 SHUFFLE_CALLS = frozenset(
-    {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor"}
+    {
+        "__shfl_sync",
+        "__shfl_up_sync",
+        "__shfl_down_sync",
+        "__shfl_xor_sync",
+        "__shfl",
+        "__shfl_up",
+        "__shfl_down",
+        "__shfl_xor",
+    }
 )
 
 
@@ -138,7 +149,11 @@ class DeviceFacts:
         # Specifiers hidden in macros (CUTLASS_DEVICE, C10_HOST_DEVICE, ...) are not parsed
         # as such; their names still say what they expand to.
         prefix = self.source.data[node.start_byte : declarator.start_byte] if declarator is not None else b""
-        is_device = is_kernel or "__device__" in specifiers or bool(re.search(rb"__device__|__global__|[A-Z0-9_]*DEVICE[A-Z0-9_]*", prefix))
+        is_device = (
+            is_kernel
+            or "__device__" in specifiers
+            or bool(re.search(rb"__device__|__global__|[A-Z0-9_]*DEVICE[A-Z0-9_]*", prefix))
+        )
         return FunctionInfo(node=node, name=name, is_device=is_device, is_kernel=is_kernel or b"__global__" in prefix)
 
     def function_of(self, node: tree_sitter.Node) -> FunctionInfo:
@@ -204,7 +219,9 @@ class DeviceFacts:
                 classes.add(VarClass.WARP)
         return classes
 
-    def classes_of_expression(self, node: tree_sitter.Node, function: FunctionInfo, bound_name: str = "") -> set[VarClass]:
+    def classes_of_expression(
+        self, node: tree_sitter.Node, function: FunctionInfo, bound_name: str = ""
+    ) -> set[VarClass]:
         text = self.source.text(node.start_byte, node.end_byte)
         classes: set[VarClass] = set()
         if any(call in text for call in BALLOT_CALLS):
@@ -256,7 +273,9 @@ class DeviceFacts:
     def calls(self) -> list[tuple[str, tree_sitter.Node]]:
         if self.root is None:
             return []
-        return [(call_name(node, self.source), node) for node in captures("(call_expression) @c", self.root).get("c", [])]
+        return [
+            (call_name(node, self.source), node) for node in captures("(call_expression) @c", self.root).get("c", [])
+        ]
 
     def calls_named(self, names) -> list[tuple[str, tree_sitter.Node]]:
         return [(name, node) for name, node in self.calls if name in names]

@@ -12,6 +12,7 @@ from porter.parse import captures
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.device import BALLOT_CALLS, VarClass, binary_parts, call_arguments, int_value
+from porter.source import encoded_length
 
 WHY_MASKS = """
     A CDNA wavefront has 64 lanes, so `__ballot`, `__activemask` and `__match_any` return
@@ -142,17 +143,23 @@ def _mask_definitions(ctx: FileContext) -> Iterable[Finding]:
         text = ctx.source.text(value.start_byte, value.end_byte)
         match = re.search(r"0[xX][fF]{8}[uU]?|~0[uU]", text)
         if match and not re.search(r"0[xX][fF]{9}", text):
-            start = value.start_byte + len(text[: match.start()].encode())
+            start = value.start_byte + encoded_length(text[: match.start()])
             end = start + len(match.group())
             yield FULL_MASK_32.finding(
-                ctx, start, end, f"`{name}` is a 32-bit all-lanes mask", edits=(Edit(start, end, portable.FULL_MASK.encode()),)
+                ctx,
+                start,
+                end,
+                f"`{name}` is a 32-bit all-lanes mask",
+                edits=(Edit(start, end, portable.FULL_MASK.encode()),),
             )
     for declarator in captures("(init_declarator) @i", root).get("i", []):
         name_node, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
         if name_node is None or value is None or name_node.type != "identifier":
             continue
         if MASK_NAME.search(ctx.source.text(name_node.start_byte, name_node.end_byte)) and _is_full_mask_32(ctx, value):
-            yield FULL_MASK_32.finding(ctx, value.start_byte, value.end_byte, "a 32-bit all-lanes mask constant", edits=_mask_edit(value))
+            yield FULL_MASK_32.finding(
+                ctx, value.start_byte, value.end_byte, "a 32-bit all-lanes mask constant", edits=_mask_edit(value)
+            )
 
 
 def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
@@ -204,7 +211,8 @@ def _lane_bits(ctx: FileContext) -> Iterable[Finding]:
             continue
         classes = ctx.device.expression_classes(right)
         if VarClass.LANE in classes or (
-            VarClass.THREAD in classes and re.search(r"(&\s*31|%\s*32)", ctx.source.text(right.start_byte, right.end_byte))
+            VarClass.THREAD in classes
+            and re.search(r"(&\s*31|%\s*32)", ctx.source.text(right.start_byte, right.end_byte))
         ):
             yield LANE_BIT_32.finding(
                 ctx, left.start_byte, left.end_byte, f"`{literal} << {ctx.source.text(right.start_byte, right.end_byte)}` overflows for lanes 32-63",

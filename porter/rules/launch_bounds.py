@@ -85,7 +85,9 @@ def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
     for node in captures("(launch_bounds) @l", ctx.parsed.root).get("l", []):
         arguments = [a for a in node.named_children if a.type != "comment"]
         if len(arguments) >= 3:
-            yield CLUSTER_BOUND.finding(ctx, arguments[2].start_byte, arguments[2].end_byte, "a maximum cluster size has no meaning on AMD")
+            yield CLUSTER_BOUND.finding(
+                ctx, arguments[2].start_byte, arguments[2].end_byte, "a maximum cluster size has no meaning on AMD"
+            )
         if len(arguments) < 2:
             continue
         keyword = node.children[0]
@@ -94,12 +96,18 @@ def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
         message = f"`__launch_bounds__({texts[0]}, {texts[1]})`: hip-clang reads {texts[1]} as waves per SIMD, not blocks per SM"
         severity = None
         if None not in values:
-            converted = {t.wavefront: amd_waves_per_eu(values[0], values[1], t.wavefront) for t in targets(ctx.config.targets)}
-            message += "; the same occupancy is " + ", ".join(f"{v} on wave{w}" for w, v in sorted(converted.items(), reverse=True))
+            converted = {
+                t.wavefront: amd_waves_per_eu(values[0], values[1], t.wavefront) for t in targets(ctx.config.targets)
+            }
+            message += "; the same occupancy is " + ", ".join(
+                f"{v} on wave{w}" for w, v in sorted(converted.items(), reverse=True)
+            )
             if converted and all(v == values[1] for v in converted.values()):
                 severity = Severity.INFO  # the numbers happen to agree for these targets
         edit = Edit(keyword.start_byte, keyword.end_byte, COMPAT_MACRO.encode())
-        yield MIN_BLOCKS.finding(ctx, arguments[1].start_byte, arguments[1].end_byte, message, edits=(edit,), severity=severity)
+        yield MIN_BLOCKS.finding(
+            ctx, arguments[1].start_byte, arguments[1].end_byte, message, edits=(edit,), severity=severity
+        )
 
 
 def _attributes(ctx: FileContext) -> Iterable[Finding]:
@@ -114,5 +122,8 @@ def _attributes(ctx: FileContext) -> Iterable[Finding]:
             function = call.child_by_field_name("function")
             what = "dynamic shared memory opt-in" if "MaxDynamic" in attribute else "shared-memory carve-out"
             yield DYNAMIC_SHARED_ATTRIBUTE.finding(
-                ctx, function.start_byte, call.end_byte, f"{what}: AMD's LDS is fixed per target (64 KiB on gfx90a/gfx942)"
+                ctx,
+                function.start_byte,
+                call.end_byte,
+                f"{what}: AMD's LDS is fixed per target (64 KiB on gfx90a/gfx942)",
             )

@@ -135,11 +135,25 @@ TOOLING_LIBRARY = Rule(
     summary="NVTX or NVML use: ROCTx and ROCm SMI differ",
     what="Finds NVTX ranges and NVML device queries.",
     why="ROCTx covers NVTX's ranges and marks with other names and fewer features; ROCm SMI is not NVML.",
-    example="nvtxRangePushA(\"step\");\nnvmlDeviceGetTemperature(dev, NVML_TEMPERATURE_GPU, &t);",
-    use_instead="`roctxRangePushA(\"step\")` from `<roctracer/roctx.h>`; `rsmi_dev_temp_metric_get` from `<rocm_smi/rocm_smi.h>`.",
+    example='nvtxRangePushA("step");\nnvmlDeviceGetTemperature(dev, NVML_TEMPERATURE_GPU, &t);',
+    use_instead='`roctxRangePushA("step")` from `<roctracer/roctx.h>`; `rsmi_dev_temp_metric_get` from `<rocm_smi/rocm_smi.h>`.',
 )
 
-RULES = (CUBLAS, CUBLASLT, CURAND, CUSPARSE, CUFFT, CUSOLVER, CUB, THRUST, NCCL, CUDNN, CUTLASS, UNSUPPORTED_LIBRARY_API, TOOLING_LIBRARY)
+RULES = (
+    CUBLAS,
+    CUBLASLT,
+    CURAND,
+    CUSPARSE,
+    CUFFT,
+    CUSOLVER,
+    CUB,
+    THRUST,
+    NCCL,
+    CUDNN,
+    CUTLASS,
+    UNSUPPORTED_LIBRARY_API,
+    TOOLING_LIBRARY,
+)
 _BY_ID = {rule.id: rule for rule in RULES}
 
 

@@ -44,7 +44,9 @@ PTX_MMA = Rule(
     fix=FixKind.MANUAL,
     summary="`mma.sync` / `ldmatrix` PTX: rewrite with MFMA builtins",
     what="Finds inline PTX tensor-core instructions (`mma.sync`, `mma.sp`, `wmma.*`, `ldmatrix`, `stmatrix`, `movmatrix`) and names the MFMA builtin for the data type and targets.",
-    why="There is no PTX on AMD. The matrix cores are reached through `__builtin_amdgcn_mfma_*`, whose tile shapes and operand layouts differ from mma.sync's. " + LAYOUT_NOTE + ".",
+    why="There is no PTX on AMD. The matrix cores are reached through `__builtin_amdgcn_mfma_*`, whose tile shapes and operand layouts differ from mma.sync's. "
+    + LAYOUT_NOTE
+    + ".",
     example='asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : ...);',
     use_instead="`acc = __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, acc, 0, 0, 0);` (gfx90a, gfx942), or rocWMMA / Composable Kernel, which hide the layouts.",
 )
@@ -64,9 +66,20 @@ WMMA_SHAPE = Rule(
 
 RULES = (WMMA_API, PTX_MMA, WMMA_SHAPE)
 
-_WMMA_USE = re.compile(rb"(?<![\w$])(?:nvcuda\s*::\s*)?wmma\s*::\s*(fragment|load_matrix_sync|store_matrix_sync|mma_sync|fill_fragment)\b")
+_WMMA_USE = re.compile(
+    rb"(?<![\w$])(?:nvcuda\s*::\s*)?wmma\s*::\s*(fragment|load_matrix_sync|store_matrix_sync|mma_sync|fill_fragment)\b"
+)
 _FRAGMENT = re.compile(rb"fragment\s*<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)")
-_DTYPES = (("e4m3", "e4m3"), ("e5m2", "e4m3"), ("bf16", "bf16"), ("tf32", "tf32"), ("f16", "f16"), ("f64", "f64"), ("s8", "s8"), ("u8", "s8"))
+_DTYPES = (
+    ("e4m3", "e4m3"),
+    ("e5m2", "e4m3"),
+    ("bf16", "bf16"),
+    ("tf32", "tf32"),
+    ("f16", "f16"),
+    ("f64", "f64"),
+    ("s8", "s8"),
+    ("u8", "s8"),
+)
 
 
 @cache
@@ -90,7 +103,12 @@ def _wmma(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     seen_lines: set[int] = set()
     for include in re.finditer(rb"#\s*include\s*[<\"](mma\.h)[>\"]", data):
-        yield WMMA_API.finding(ctx, include.start(1), include.end(1), "`<mma.h>` is CUDA's WMMA header; rocWMMA's is `<rocwmma/rocwmma.hpp>`")
+        yield WMMA_API.finding(
+            ctx,
+            include.start(1),
+            include.end(1),
+            "`<mma.h>` is CUDA's WMMA header; rocWMMA's is `<rocwmma/rocwmma.hpp>`",
+        )
     for match in _WMMA_USE.finditer(data):
         if ctx.parsed.context_at(match.start(), match.end()) not in (Context.CODE, Context.MACRO_BODY):
             continue
@@ -101,19 +119,29 @@ def _wmma(ctx: FileContext) -> Iterable[Finding]:
             facts = matrix_data()["wmma_shapes"].get(key)
             if facts is not None and not facts["rocwmma"]:
                 seen_lines.add(line)
-                yield WMMA_SHAPE.finding(ctx, match.start(), shape.end(), f"WMMA shape m{key.replace('x', 'n', 1).replace('x', 'k')} has no rocWMMA fragment ({facts['note']})")
+                yield WMMA_SHAPE.finding(
+                    ctx,
+                    match.start(),
+                    shape.end(),
+                    f"WMMA shape m{key.replace('x', 'n', 1).replace('x', 'k')} has no rocWMMA fragment ({facts['note']})",
+                )
                 continue
         if line in seen_lines:
             continue
         seen_lines.add(line)
-        yield WMMA_API.finding(ctx, match.start(), match.end(), f"`wmma::{match.group(1).decode()}` → `rocwmma::{match.group(1).decode()}`")
+        yield WMMA_API.finding(
+            ctx, match.start(), match.end(), f"`wmma::{match.group(1).decode()}` → `rocwmma::{match.group(1).decode()}`"
+        )
 
 
 def _mfma_advice(ctx: FileContext, instructions: list[str]) -> str:
     opcodes = ", ".join(dict.fromkeys(opcode(i) for i in instructions))
     mma = next((i for i in instructions if i.startswith(("mma", "wmma"))), None)
     if mma is None:
-        return f"PTX {opcodes}: no ldmatrix on AMD; load the MFMA operand layout from LDS with ordinary loads. " + LAYOUT_NOTE
+        return (
+            f"PTX {opcodes}: no ldmatrix on AMD; load the MFMA operand layout from LDS with ordinary loads. "
+            + LAYOUT_NOTE
+        )
     dtype = next((kind for token, kind in _DTYPES if f".{token}" in opcode(mma)), None)
     options = matrix_data()["mfma"].get(dtype or "", [])
     targets = set(ctx.config.targets)

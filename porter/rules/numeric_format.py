@@ -77,7 +77,9 @@ HALF_INTERNALS = Rule(
 
 RULES = (FP8_TYPE, FP8_MAX, MISSING_INTRINSIC, HALF_INTERNALS)
 
-_FP8_TYPE = re.compile(rb"(?<![\w$])(__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2|Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?|kFloat8_e4m3fn|kFloat8_e5m2)\b")
+_FP8_TYPE = re.compile(
+    rb"(?<![\w$])(__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2|Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?|kFloat8_e4m3fn|kFloat8_e5m2)\b"
+)
 _FP8_HEADER = re.compile(rb"#\s*include\s*[<\"](cuda_fp8\.h|cuda_fp8\.hpp)[>\"]")
 _E4M3_MAX = re.compile(rb"(?<![\w.])448(\.0*)?[fF]?(?![\w.])")
 _HALF_INTERNAL = re.compile(
@@ -103,7 +105,10 @@ def _fp8_severity(ctx: FileContext) -> tuple[Severity, str]:
         return Severity.ERROR, f"{', '.join(fnuz)} use{'s' if len(fnuz) == 1 else ''} FNUZ FP8 (E4M3 max 240)"
     ocp = [t for t, f in formats.items() if f == "ocp"]
     if ocp:
-        return Severity.WARNING, f"{', '.join(ocp)} use{'s' if len(ocp) == 1 else ''} OCP FP8 like CUDA, but hipify's FNUZ mapping is wrong there"
+        return (
+            Severity.WARNING,
+            f"{', '.join(ocp)} use{'s' if len(ocp) == 1 else ''} OCP FP8 like CUDA, but hipify's FNUZ mapping is wrong there",
+        )
     return Severity.WARNING, "the targets have no FP8 hardware; conversions are emulated"
 
 
@@ -115,15 +120,24 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if uses_fp8:
         severity, why = _fp8_severity(ctx)
         for match in _FP8_HEADER.finditer(data):
-            yield FP8_TYPE.finding(ctx, match.start(1), match.end(1), f"`{match.group(1).decode()}`: {why}", severity=severity)
+            yield FP8_TYPE.finding(
+                ctx, match.start(1), match.end(1), f"`{match.group(1).decode()}`: {why}", severity=severity
+            )
         for match in _code_matches(ctx, _FP8_TYPE):
-            yield FP8_TYPE.finding(ctx, match.start(), match.end(), f"`{match.group().decode()}`: {why}", severity=severity)
+            yield FP8_TYPE.finding(
+                ctx, match.start(), match.end(), f"`{match.group().decode()}`: {why}", severity=severity
+            )
         if severity is Severity.ERROR:
             for match in _code_matches(ctx, _E4M3_MAX):
                 yield FP8_MAX.finding(ctx, match.start(), match.end(), f"448 is OCP E4M3's maximum; {why}")
     yield from _missing_intrinsics(ctx)
     for match in _code_matches(ctx, _HALF_INTERNAL):
-        yield HALF_INTERNALS.finding(ctx, match.start(), match.end(), f"`{match.group().decode(errors='replace')}` depends on CUDA's layout of half types")
+        yield HALF_INTERNALS.finding(
+            ctx,
+            match.start(),
+            match.end(),
+            f"`{match.group().decode(errors='replace')}` depends on CUDA's layout of half types",
+        )
 
 
 def _code_matches(ctx: FileContext, pattern: re.Pattern[bytes]):

@@ -16,7 +16,7 @@ from importlib import resources
 import tree_sitter
 
 from porter.parse import captures
-from porter.source import SourceFile
+from porter.source import SourceFile, encoded_length
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'", "r": ""}
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -139,14 +139,16 @@ def _macro_asm(source: SourceFile, body: tree_sitter.Node) -> list[AsmStatement]
         stop = re.search(r"[:)]", _STRING.sub(lambda m: " " * len(m.group()), tail))
         literal_text = tail[: stop.start()] if stop else tail
         template = "".join(_unescape(m.group(1)) for m in _STRING.finditer(literal_text))
-        start = body.start_byte + len(text[: match.start()].encode())
-        end = body.start_byte + len(text[: match.end() + (stop.start() if stop else len(tail))].encode())
+        start = body.start_byte + encoded_length(text[: match.start()])
+        end = body.start_byte + encoded_length(text[: match.end() + (stop.start() if stop else len(tail))])
         found.append(AsmStatement(start, end, None, template, split_instructions(template), [], in_macro=True))
     return found
 
 
 def looks_like_ptx(statement: AsmStatement) -> bool:
-    return any(re.match(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+\b", i) or "%%" in i or "%" in i for i in statement.instructions)
+    return any(
+        re.match(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+\b", i) or "%%" in i or "%" in i for i in statement.instructions
+    )
 
 
 def fill_template(template: str, operands: list[str], instruction: str) -> str | None:

@@ -14,7 +14,7 @@ from porter.findings import Engine, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules.arch import Target, targets
 from porter.rules.base import FileContext, Rule
-from porter.rules.consteval import TYPE_SIZES, evaluate, file_constants
+from porter.rules.consteval import TYPE_SIZES, evaluate
 from porter.rules.device import call_arguments
 
 WHY_LDS = """
@@ -74,7 +74,11 @@ def _kernels(ctx: FileContext, constants: dict[str, int]) -> dict[str, KernelSha
         kernel = KernelShared(name=name, node=info.node)
         body_text = ctx.source.data[info.node.start_byte : info.node.end_byte]
         declarations = _shared_declarations(ctx, info.node)
-        declarations += [d for d in file_shared if re.search(rb"\b" + re.escape(d[1].encode()) + rb"\b", body_text)]
+        declarations += [
+            d
+            for d in file_shared
+            if re.search(rb"\b" + re.escape(d[1].encode("utf-8", "surrogateescape")) + rb"\b", body_text)
+        ]
         for node, _, size in declarations:
             if size is None:
                 kernel.unknown.append(node)
@@ -97,7 +101,9 @@ def _shared_declarations(ctx: FileContext, scope: tree_sitter.Node, file_scope: 
         if file_scope and declaration.parent is not None and declaration.parent.type != "translation_unit":
             continue
         type_node = declaration.child_by_field_name("type")
-        type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip() if type_node else ""
+        type_text = (
+            re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip() if type_node else ""
+        )
         element = TYPE_SIZES.get(type_text)
         for declarator in declaration.children_by_field_name("declarator"):
             name_match = re.match(r"\s*\**\s*(\w+)", ctx.source.text(declarator.start_byte, declarator.end_byte))
@@ -120,7 +126,11 @@ def _describe(over: list[Target]) -> str:
 def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
         return
-    if b"__shared__" not in ctx.source.data and b"SharedMemorySize" not in ctx.source.data and b"<<<" not in ctx.source.data:
+    if (
+        b"__shared__" not in ctx.source.data
+        and b"SharedMemorySize" not in ctx.source.data
+        and b"<<<" not in ctx.source.data
+    ):
         return
     chosen = targets(ctx.config.targets)
     kernels = _kernels(ctx, ctx.shared_constants)
@@ -141,14 +151,28 @@ def _dynamic(ctx: FileContext, kernels: dict[str, KernelShared], chosen: list[Ta
         if len(arguments) < 3:
             continue
         call = node.parent
-        kernel_name = re.sub(r"<.*", "", ctx.source.text(call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte)).split("::")[-1].strip()
+        kernel_name = (
+            re.sub(
+                r"<.*",
+                "",
+                ctx.source.text(
+                    call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte
+                ),
+            )
+            .split("::")[-1]
+            .strip()
+        )
         yield from _dynamic_finding(ctx, kernels, chosen, kernel_name, arguments[2], constants, "launch")
     for name, call in ctx.device.calls:
         if name not in ("cudaFuncSetAttribute", "hipFuncSetAttribute"):
             continue
         arguments = call_arguments(call)
-        if len(arguments) == 3 and "MaxDynamicSharedMemorySize" in ctx.source.text(arguments[1].start_byte, arguments[1].end_byte):
-            kernel_name = re.sub(r"[&()\s]|<.*", "", ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)).split("::")[-1]
+        if len(arguments) == 3 and "MaxDynamicSharedMemorySize" in ctx.source.text(
+            arguments[1].start_byte, arguments[1].end_byte
+        ):
+            kernel_name = re.sub(
+                r"[&()\s]|<.*", "", ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
+            ).split("::")[-1]
             yield from _dynamic_finding(ctx, kernels, chosen, kernel_name, arguments[2], constants, "attribute")
 
 
@@ -180,7 +204,11 @@ def check_clang(ctx: FileContext, unit: ClangUnit) -> Iterable[Finding]:
     for kernel in _kernels(ctx, ctx.shared_constants).values():
         if not kernel.unknown:
             continue
-        inside = [v for v in unit.shared_variables if kernel.node.start_byte <= v.offset < kernel.node.end_byte and not v.dynamic]
+        inside = [
+            v
+            for v in unit.shared_variables
+            if kernel.node.start_byte <= v.offset < kernel.node.end_byte and not v.dynamic
+        ]
         if not inside or any(v.size is None for v in inside):
             continue
         total = sum(v.size for v in inside)

@@ -11,7 +11,7 @@ from porter.rules.base import FileContext, Rule
 from porter.rules.build import blank_comments
 from porter.rules.patterns import find_patterns, pattern
 from porter.rules.warp_size import _in_constant_context
-from porter.source import FileKind
+from porter.source import FileKind, encoded_length
 
 C10_WARP_SIZE_HOST = Rule(
     id="TRX001",
@@ -103,7 +103,7 @@ def _c10_warp_size(ctx: FileContext) -> Iterable[Finding]:
     for body in captures("(preproc_arg) @b", ctx.parsed.root).get("b", []):
         text = ctx.source.text(body.start_byte, body.end_byte)
         for match in re.finditer(r"\bC10_WARP_SIZE\b", text):
-            start = body.start_byte + len(text[: match.start()].encode())
+            start = body.start_byte + encoded_length(text[: match.start()])
             yield C10_WARP_SIZE_HOST.finding(
                 ctx, start, start + len("C10_WARP_SIZE"), "in a macro: host expansions call `at::cuda::warp_size()` on ROCm",
                 severity=Severity.WARNING,
@@ -115,7 +115,11 @@ def _at_namespace_scope(node) -> bool:
     while parent is not None:
         if parent.type in ("compound_statement", "parameter_list", "field_declaration_list"):
             return False
-        if parent.type in ("declaration",) and parent.parent is not None and parent.parent.type in ("translation_unit", "declaration_list"):
+        if (
+            parent.type in ("declaration",)
+            and parent.parent is not None
+            and parent.parent.type in ("translation_unit", "declaration_list")
+        ):
             return True
         parent = parent.parent
     return False
@@ -125,7 +129,9 @@ def _setup(ctx: FileContext) -> Iterable[Finding]:
     data = blank_comments(ctx.source.data)
     for match in NVCC_ONLY_FLAGS.finditer(data):
         flag = match.group(1).decode()
-        yield SETUP_SETTINGS.finding(ctx, match.start(1), match.end(1), f"`{flag}` is an nvcc option; hipcc rejects it under a ROCm torch")
+        yield SETUP_SETTINGS.finding(
+            ctx, match.start(1), match.end(1), f"`{flag}` is an nvcc option; hipcc rejects it under a ROCm torch"
+        )
     for match in SETUP_GUARDS.finditer(data):
         text = match.group(1).decode()
         yield SETUP_SETTINGS.finding(ctx, match.start(1), match.end(1), f"`{text}`: None or absent on a ROCm torch")

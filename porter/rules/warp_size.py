@@ -26,6 +26,7 @@ from porter.rules.device import (
     int_value,
     shuffle_operands,
 )
+from porter.source import encoded_length
 
 WHY_WAVE64 = """
     CDNA GPUs (gfx90a, gfx942, gfx950) run 64 threads per wavefront. Lane ids go to 63, a
@@ -55,7 +56,8 @@ SHUFFLE_OFFSET = Rule(
     fix=FixKind.AUTO,
     summary="Shuffle reduction or scan sized for 32 lanes",
     what="Finds shuffle ladders that start at offset 16 (or stop below 32), unrolled butterflies whose widest step is 16, and reads of lane 31 as the last lane.",
-    why=WHY_WAVE64 + "\nA reduction that starts at offset 16 only combines each half of a 64-lane wavefront: the result is two partial sums.",
+    why=WHY_WAVE64
+    + "\nA reduction that starts at offset 16 only combines each half of a 64-lane wavefront: the result is two partial sums.",
     example="for (int offset = 16; offset > 0; offset /= 2)\n  v += __shfl_down_sync(0xffffffff, v, offset);",
     use_instead=f"`for (int offset = {portable.WARP_SIZE} / 2; offset > 0; offset /= 2)`; read the last lane as `{portable.WARP_SIZE} - 1`.",
 )
@@ -68,7 +70,8 @@ PER_WARP_SHARED = Rule(
     fix=FixKind.AUTO,
     summary="Shared array with one slot per warp (or per lane) sized for 32",
     what="Finds `__shared__` arrays sized `[32]` and indexed by a lane or warp id, and arrays sized `[threads / 32]`.",
-    why=WHY_WAVE64 + "\nWith 64 lanes, `[blockDim / 32]` slots are twice too many (harmless) but `[32]` slots indexed by lane are too few for lanes 32-63: out-of-bounds writes to shared memory.",
+    why=WHY_WAVE64
+    + "\nWith 64 lanes, `[blockDim / 32]` slots are twice too many (harmless) but `[32]` slots indexed by lane are too few for lanes 32-63: out-of-bounds writes to shared memory.",
     example="__shared__ float partial[32];\npartial[lane] = v;",
     use_instead=f"`__shared__ float partial[{portable.WARP_SIZE}];` and `[THREADS / {portable.WARP_SIZE}]`.",
 )
@@ -81,7 +84,8 @@ SHUFFLE_WIDTH = Rule(
     fix=FixKind.AUTO,
     summary="Shuffle width of 32 passed explicitly",
     what="Finds `__shfl*` calls whose width argument is the literal 32.",
-    why=WHY_WAVE64 + "\nOn wave64 a width of 32 splits the wavefront into two independent halves: a value never crosses lane 31 to 32.",
+    why=WHY_WAVE64
+    + "\nOn wave64 a width of 32 splits the wavefront into two independent halves: a value never crosses lane 31 to 32.",
     example="v = __shfl_sync(0xffffffff, v, 0, 32);",
     use_instead=f"Drop the width (it defaults to the full warp) or pass `{portable.WARP_SIZE}`; keep 32 only where half-wavefront groups are meant.",
 )
@@ -120,7 +124,8 @@ TILE_32 = Rule(
     fix=FixKind.SUGGESTED,
     summary="Cooperative-groups tile of 32 used as a whole warp",
     what="Finds `cg::tiled_partition<32>` and `thread_block_tile<32>`.",
-    why=WHY_WAVE64 + "\nA 32-thread tile is legal on AMD but is half a wavefront: code that treats it as the warp (warp-synchronous shared-memory tricks, one result per warp) splits each wavefront in two.",
+    why=WHY_WAVE64
+    + "\nA 32-thread tile is legal on AMD but is half a wavefront: code that treats it as the warp (warp-synchronous shared-memory tricks, one result per warp) splits each wavefront in two.",
     example="auto warp = cg::tiled_partition<32>(cg::this_thread_block());",
     use_instead=f"`cg::tiled_partition<{portable.WARP_SIZE}>(block)` when the whole warp is meant; keep 32 when 32-thread groups are the algorithm.",
 )
@@ -133,7 +138,8 @@ HOST_WARPS_PER_BLOCK = Rule(
     fix=FixKind.SUGGESTED,
     summary="Host code computes warps per block as threads / 32",
     what="Finds host-side divisions of a thread count by 32 (`threads / 32`, `(threads + 31) / 32`).",
-    why=WHY_WAVE64 + "\nThe host sizes launches and shared memory from this number; on wave64 the kernel then sees half as many warps as the host planned for.",
+    why=WHY_WAVE64
+    + "\nThe host sizes launches and shared memory from this number; on wave64 the kernel then sees half as many warps as the host planned for.",
     example="int warps = threads_per_block / 32;\nsize_t smem = warps * sizeof(float);",
     use_instead=f"Ask the device once: `{portable.HOST_WARP_SIZE}` (cudaDeviceProp::warpSize / hipDeviceProp_t::warpSize).",
 )
@@ -175,7 +181,9 @@ ARITHMETIC = {
     ("/", 32): portable.WARP_SIZE,
     (">>", 5): portable.LOG2_WARP_SIZE,
 }
-THREAD_COUNT_NAME = re.compile(r"(?i)(thread|block_?size|blockdim|block_?dim|nthreads|num_?threads|threads_?per_?block|block_?threads|\bbs\b|\bnt\b)")
+THREAD_COUNT_NAME = re.compile(
+    r"(?i)(thread|block_?size|blockdim|block_?dim|nthreads|num_?threads|threads_?per_?block|block_?threads|\bbs\b|\bnt\b)"
+)
 _WARP_CONSTANT_VALUES = {32: portable.WARP_SIZE, 5: portable.LOG2_WARP_SIZE, 31: f"({portable.WARP_SIZE} - 1)"}
 
 
@@ -266,10 +274,12 @@ def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
 
 def _shuffles(ctx: FileContext) -> Iterable[Finding]:
     facts = ctx.device
-    for owner, calls in facts.shuffles_by_function.items():
+    for calls in facts.shuffles_by_function.values():
         literal_offsets = []
         for call in calls:
-            name = ctx.source.text(call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte)
+            name = ctx.source.text(
+                call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte
+            )
             lane, width = shuffle_operands(name, call)
             if int_value(width, ctx.source) == 32:
                 yield SHUFFLE_WIDTH.finding(
@@ -279,7 +289,9 @@ def _shuffles(ctx: FileContext) -> Iterable[Finding]:
             value = int_value(lane, ctx.source)
             if value is not None:
                 literal_offsets.append((name, lane, value))
-        widest = max((v for n, _, v in literal_offsets if n.startswith(("__shfl_xor", "__shfl_down", "__shfl_up"))), default=0)
+        widest = max(
+            (v for n, _, v in literal_offsets if n.startswith(("__shfl_xor", "__shfl_down", "__shfl_up"))), default=0
+        )
         for name, lane, value in literal_offsets:
             if value == 16 and widest == 16 and name.startswith(("__shfl_xor", "__shfl_down")):
                 yield SHUFFLE_OFFSET.finding(
@@ -339,7 +351,7 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
             rule = SHUFFLE_OFFSET if start_value == 1 else LANE_LOOP
             yield rule.finding(
                 ctx, bound.start_byte, bound.end_byte,
-                f"loop over lanes stops at 32: lanes 32-63 of a wave64 wavefront are never visited",
+                "loop over lanes stops at 32: lanes 32-63 of a wave64 wavefront are never visited",
                 edits=_literal_edit(ctx, bound, portable.WARP_SIZE),
             )  # fmt: skip
 
@@ -359,7 +371,9 @@ def _shuffle_uses(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> boo
         if not (loop.start_byte <= call.start_byte < loop.end_byte):
             continue
         lane, _ = shuffle_operands(name, call)
-        if lane is not None and re.search(rf"\b{re.escape(counter)}\b", ctx.source.text(lane.start_byte, lane.end_byte)):
+        if lane is not None and re.search(
+            rf"\b{re.escape(counter)}\b", ctx.source.text(lane.start_byte, lane.end_byte)
+        ):
             return True
     return False
 
@@ -445,21 +459,33 @@ def _constants(ctx: FileContext) -> Iterable[Finding]:
         yield from _constant_finding(ctx, ctx.source.text(define.start_byte, define.end_byte), value_node, raw=True)
     for declarator in captures("(init_declarator) @i", root).get("i", []):
         declaration = declarator.parent
-        if declaration is None or not re.search(rb"\b(const|constexpr|static)\b", ctx.source.data[declaration.start_byte : declarator.start_byte]):
+        if declaration is None or not re.search(
+            rb"\b(const|constexpr|static)\b", ctx.source.data[declaration.start_byte : declarator.start_byte]
+        ):
             continue
         name_node = declarator.child_by_field_name("declarator")
         if name_node is not None and name_node.type == "identifier":
-            yield from _constant_finding(ctx, ctx.source.text(name_node.start_byte, name_node.end_byte), declarator.child_by_field_name("value"))
+            yield from _constant_finding(
+                ctx, ctx.source.text(name_node.start_byte, name_node.end_byte), declarator.child_by_field_name("value")
+            )
     for enumerator in captures("(enumerator) @e", root).get("e", []):
         name_node = enumerator.child_by_field_name("name")
-        yield from _constant_finding(ctx, ctx.source.text(name_node.start_byte, name_node.end_byte), enumerator.child_by_field_name("value"))
+        yield from _constant_finding(
+            ctx, ctx.source.text(name_node.start_byte, name_node.end_byte), enumerator.child_by_field_name("value")
+        )
     for parameter in captures("(optional_parameter_declaration) @p", root).get("p", []):
         name_node = parameter.child_by_field_name("declarator")
         if name_node is not None:
-            yield from _constant_finding(ctx, ctx.source.text(name_node.start_byte, name_node.end_byte), parameter.child_by_field_name("default_value"))
+            yield from _constant_finding(
+                ctx,
+                ctx.source.text(name_node.start_byte, name_node.end_byte),
+                parameter.child_by_field_name("default_value"),
+            )
 
 
-def _constant_finding(ctx: FileContext, name: str, value: tree_sitter.Node | None, raw: bool = False) -> Iterable[Finding]:
+def _constant_finding(
+    ctx: FileContext, name: str, value: tree_sitter.Node | None, raw: bool = False
+) -> Iterable[Finding]:
     if value is None or not WARP_CONSTANT_NAME.search(name):
         return
     if raw:
@@ -467,7 +493,7 @@ def _constant_finding(ctx: FileContext, name: str, value: tree_sitter.Node | Non
         match = re.fullmatch(r"\s*\(?\s*(\d+)[uU]?\s*\)?\s*(//.*|/\*.*)?", text)
         if not match:
             return
-        start = value.start_byte + len(text[: match.start(1)].encode())
+        start = value.start_byte + encoded_length(text[: match.start(1)])
         end = start + len(match.group(1))
         number = int(match.group(1))
     else:
@@ -501,9 +527,14 @@ def _tiles(ctx: FileContext) -> Iterable[Finding]:
         if not re.search(r"(tiled_partition|thread_block_tile)\s*$", owner_text):
             continue
         for argument in arguments.named_children:
-            if int_value(argument, ctx.source) == 32 or (argument.type == "type_descriptor" and ctx.source.text(argument.start_byte, argument.end_byte) == "32"):
+            if int_value(argument, ctx.source) == 32 or (
+                argument.type == "type_descriptor" and ctx.source.text(argument.start_byte, argument.end_byte) == "32"
+            ):
                 yield TILE_32.finding(
-                    ctx, argument.start_byte, argument.end_byte, f"`{owner_text.strip()}<32>` is half a 64-lane wavefront"
+                    ctx,
+                    argument.start_byte,
+                    argument.end_byte,
+                    f"`{owner_text.strip()}<32>` is half a 64-lane wavefront",
                 )
 
 

@@ -45,7 +45,7 @@ SYNCWARP = Rule(
     what="Finds `__syncwarp()` where the targeted ROCm predates 7.0, which introduced it.",
     why="The call does not compile on older ROCm. AMD wavefronts execute in lock-step, but the compiler may still reorder shared-memory accesses around a missing barrier.",
     example="smem[lane] = v;\n__syncwarp();\nv = smem[lane ^ 1];",
-    use_instead="ROCm ≥ 7.0 has it. Before: the compat header's emulation, a wavefront barrier with LDS fences (`__builtin_amdgcn_fence(__ATOMIC_RELEASE, \"wavefront\"); __builtin_amdgcn_wave_barrier(); __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"wavefront\");`).",
+    use_instead='ROCm ≥ 7.0 has it. Before: the compat header\'s emulation, a wavefront barrier with LDS fences (`__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"); __builtin_amdgcn_wave_barrier(); __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");`).',
 )
 
 MATCH = Rule(
@@ -127,7 +127,10 @@ def _verdict(name: str, facts: dict, rocm: tuple[int, ...], opted_in: bool, labe
     if rocm >= default:
         return None
     if rocm < available:
-        return Severity.ERROR, f"`{name}` needs ROCm {facts['available']} (targeting {label}); use the compat header's emulation"
+        return (
+            Severity.ERROR,
+            f"`{name}` needs ROCm {facts['available']} (targeting {label}); use the compat header's emulation",
+        )
     if opted_in:
         return None
     return Severity.WARNING, f"`{name}` needs `-D{OPT_IN}` on ROCm {label} (on by default from {facts['default']})"
