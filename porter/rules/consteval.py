@@ -44,6 +44,8 @@ def evaluate(text: str, constants: dict[str, int]) -> int | None:
     text = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", text)
     text = re.sub(r"[A-Za-z_]\w*", lambda m: str(constants[m.group()]) if m.group() in constants else m.group(), text)
     text = text.replace("/", "//").replace("////", "//")
+    if not text.isascii():
+        return None  # what remains of a C integer expression is ASCII; anything else is not one
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError:
