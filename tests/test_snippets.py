@@ -58,6 +58,21 @@ CASES = [
     # warpSize where a constant expression is needed
     (K.format("__shared__ float s[warpSize]; s[0] = 0;"), ["WRP009"]),
     (K.format("int n = warpSize; x[0] = n;"), []),
+    (
+        K.format("constexpr int kBlockThreads = 256; constexpr int kWarps = kBlockThreads / 32; x[kWarps] = 0;"),
+        ["WRP001"],
+    ),
+    (K.format("int words = (blockDim.x + 31) / 32; x[words] = 0;"), ["WRP001"]),
+    # matrix, with the wmma names brought in by a using-directive
+    (
+        "using namespace nvcuda::wmma;\n"
+        + K.format("fragment<accumulator, 16, 16, 16, float> acc; fill_fragment(acc, 0.0f);"),
+        ["MMA001"],
+    ),
+    # launch bounds: CUDA 12.4's register cap
+    ("__global__ void __maxnreg__(64) k(float* x) { x[0] = 0; }", ["LBD004"]),
+    # FP8 conversion intrinsics
+    (D.format("return (float)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);"), ["NUM001", "NUM001"]),
     # lane masks
     (
         D.format("unsigned m = __ballot_sync(0xffffffff, v > 0); return __popc(m);"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 
 from porter.findings import Edit, Finding, FixKind, Severity
@@ -11,6 +12,7 @@ from porter.rules.arch import targets
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import evaluate
 from porter.rules.device import call_arguments
+from porter.rules.patterns import CODE_CONTEXTS
 
 SIMDS_PER_CU = 4  # execution units per compute unit on CDNA and RDNA
 
@@ -64,7 +66,20 @@ DYNAMIC_SHARED_ATTRIBUTE = Rule(
     use_instead="Keep the call (hipFuncSetAttribute accepts it) but size `smem_bytes` from the device's `sharedMemPerBlock`; see LDS002 when the size is a constant above the LDS.",
 )
 
-RULES = (MIN_BLOCKS, CLUSTER_BOUND, DYNAMIC_SHARED_ATTRIBUTE)
+MAX_REGISTERS = Rule(
+    id="LBD004",
+    name="maxnreg",
+    category="launch-bounds",
+    severity=Severity.ERROR,
+    fix=FixKind.SUGGESTED,
+    summary="`__maxnreg__` register cap",
+    what="Finds CUDA 12.4's `__maxnreg__(N)` kernel attribute.",
+    why="hip-clang does not know it. AMD kernels cap registers through occupancy instead, and VGPRs are counted per 64-lane wave, so CUDA's number does not carry over anyway.",
+    example="__global__ void __maxnreg__(64) k(float* x);",
+    use_instead="`__attribute__((amdgpu_num_vgpr(N)))` or, better, `amdgpu_waves_per_eu` for the occupancy wanted, under `__HIP_PLATFORM_AMD__`.",
+)
+
+RULES = (MIN_BLOCKS, CLUSTER_BOUND, DYNAMIC_SHARED_ATTRIBUTE, MAX_REGISTERS)
 COMPAT_MACRO = "PORTER_LAUNCH_BOUNDS"
 
 
@@ -79,6 +94,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         yield from _launch_bounds(ctx)
     if b"FuncSetAttribute" in ctx.source.data:
         yield from _attributes(ctx)
+    for match in re.finditer(rb"(?<![\w$])__maxnreg__\s*\(\s*[^)]*\)", ctx.source.data):
+        if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
+            yield MAX_REGISTERS.finding(ctx, match.start(), match.end(), "`__maxnreg__` has no meaning for hip-clang")
 
 
 def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:

@@ -69,6 +69,10 @@ RULES = (WMMA_API, PTX_MMA, WMMA_SHAPE)
 _WMMA_USE = re.compile(
     rb"(?<![\w$])(?:nvcuda\s*::\s*)?wmma\s*::\s*(fragment|load_matrix_sync|store_matrix_sync|mma_sync|fill_fragment)\b"
 )
+_WMMA_BARE = re.compile(
+    rb"(?<![\w$:.])(fragment)\s*<|(?<![\w$:.])(load_matrix_sync|store_matrix_sync|mma_sync|fill_fragment)\s*\("
+)
+_USING_WMMA = re.compile(rb"using\s+namespace\s+(?:::)?nvcuda\s*::\s*wmma\s*;")
 _FRAGMENT = re.compile(rb"fragment\s*<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)")
 _DTYPES = (
     ("e4m3", "e4m3"),
@@ -109,11 +113,15 @@ def _wmma(ctx: FileContext) -> Iterable[Finding]:
             include.end(1),
             "`<mma.h>` is CUDA's WMMA header; rocWMMA's is `<rocwmma/rocwmma.hpp>`",
         )
-    for match in _WMMA_USE.finditer(data):
+    uses = list(_WMMA_USE.finditer(data))
+    if _USING_WMMA.search(data):
+        uses += [m for m in _WMMA_BARE.finditer(data) if not any(u.start() <= m.start() < u.end() for u in uses)]
+    for match in sorted(uses, key=lambda m: m.start()):
         if ctx.parsed.context_at(match.start(), match.end()) not in (Context.CODE, Context.MACRO_BODY):
             continue
         line = ctx.source.position(match.start())[0]
-        shape = _FRAGMENT.match(data, match.start(1)) if match.group(1) == b"fragment" else None
+        api = (match.group(1) or match.group(2) or b"").decode()
+        shape = _FRAGMENT.match(data, match.start(1)) if api == "fragment" else None
         if shape is not None:
             key = "x".join(g.decode() for g in shape.groups())
             facts = matrix_data()["wmma_shapes"].get(key)

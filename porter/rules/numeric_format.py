@@ -78,7 +78,7 @@ HALF_INTERNALS = Rule(
 RULES = (FP8_TYPE, FP8_MAX, MISSING_INTRINSIC, HALF_INTERNALS)
 
 _FP8_TYPE = re.compile(
-    rb"(?<![\w$])(__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2|Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?|kFloat8_e4m3fn|kFloat8_e5m2)\b"
+    rb"(?<![\w$])(__nv_cvt_\w*fp8\w*|__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2|Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?|kFloat8_e4m3fn|kFloat8_e5m2)\b"
 )
 _FP8_HEADER = re.compile(rb"#\s*include\s*[<\"](cuda_fp8\.h|cuda_fp8\.hpp)[>\"]")
 _E4M3_MAX = re.compile(rb"(?<![\w.])448(\.0*)?[fF]?(?![\w.])")

@@ -181,6 +181,7 @@ ARITHMETIC = {
     ("/", 32): portable.WARP_SIZE,
     (">>", 5): portable.LOG2_WARP_SIZE,
 }
+_MAY_ASSUME_32 = re.compile(rb"threadIdx|__shfl|lane|(?i:warp)|&\s*(31|0x1[fF])\b|%\s*32\b|/\s*32\b|>>\s*5\b|<\s*32\b")
 THREAD_COUNT_NAME = re.compile(
     r"(?i)(thread|block_?size|blockdim|block_?dim|nthreads|num_?threads|threads_?per_?block|block_?threads|\bbs\b|\bnt\b)"
 )
@@ -198,7 +199,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from _constexpr_warpsize(ctx)
     if not ctx.wave64_targets:
         return  # wave32 RDNA targets only: 32 lanes is right
-    if b"threadIdx" in data or b"__shfl" in data or b"lane" in data or b"warp" in data.lower():
+    if _MAY_ASSUME_32.search(data):
         yield from _arithmetic(ctx)
         yield from _shuffles(ctx)
         yield from _shared_arrays(ctx)
@@ -246,7 +247,7 @@ def _short(ctx: FileContext, node: tree_sitter.Node) -> str:
 def _is_lane_arithmetic(ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str) -> bool:
     classes = ctx.device.expression_classes(left)
     text = ctx.source.text(left.start_byte, left.end_byte)
-    if re.search(r"\bblockDim\s*\.\s*x\b", text) and operator in ("/", ">>"):
+    if operator in ("/", ">>") and (re.search(r"\bblockDim\s*\.\s*x\b", text) or _is_thread_count(ctx, left)):
         return True  # warps per block
     if not classes & {VarClass.THREAD, VarClass.GLOBAL, VarClass.LANE, VarClass.WARP}:
         return False
