@@ -120,6 +120,91 @@ def scan(
     write_output(text, output)
 
 
+class ConvertMode(StrEnum):
+    PORTABLE = "portable"
+    HIP = "hip"
+
+
+@app.command()
+def convert(
+    src: Annotated[Path, typer.Argument(help="The CUDA source tree.")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Where the converted tree goes (new or empty).")
+    ] = None,
+    mode: Annotated[
+        ConvertMode, typer.Option("--mode", help="portable: one source for nvcc and hipcc; hip: a HIP tree.")
+    ] = ConvertMode.PORTABLE,
+    target: Annotated[list[str] | None, typer.Option("--target", help="AMD targets (default gfx942).")] = None,
+    rocm_version: Annotated[
+        str | None, typer.Option("--rocm-version", help="ROCm release targeted (default 6.4).")
+    ] = None,
+    diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff of every changed file.")] = False,
+    in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite SRC itself, keeping backups.")] = False,
+    backup_suffix: Annotated[
+        str, typer.Option("--backup-suffix", help="Suffix of the backups --in-place keeps.")
+    ] = ".orig",
+    annotate: Annotated[
+        bool, typer.Option("--annotate", help="Leave a // PORTER(ID): comment at each finding left for a person.")
+    ] = False,
+    format: Annotated[PlainFormat, typer.Option("--format", "-f", help="Summary as text or JSON.")] = PlainFormat.TEXT,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1)] = None,
+) -> None:
+    """Convert a CUDA tree: a portable single source (default) or a HIP tree."""
+    from porter.config import ConfigError, load_config
+    from porter.convert import ConvertOptions, OutputError
+    from porter.convert import convert as run_convert
+    from porter.discover import DiscoveryError
+
+    if in_place and output is not None:
+        raise fail("--in-place and --output exclude each other")
+    if not backup_suffix or "/" in backup_suffix:
+        raise fail(f"--backup-suffix must be a non-empty file-name suffix, got {backup_suffix!r}")
+    if not src.exists():
+        raise fail(f"{src}: no such file or directory")
+    options = ConvertOptions(src, output, str(mode), in_place, backup_suffix, annotate, diff, jobs)
+    try:
+        config = load_config(src).with_overrides(target, rocm_version)
+        result = _with_progress(lambda progress: run_convert(options, config, progress))
+    except (ConfigError, DiscoveryError, OutputError) as exc:
+        raise fail(str(exc)) from exc
+    if diff:
+        for outcome in result.files:
+            if outcome.diff:
+                sys.stdout.write(outcome.diff)
+    if format is PlainFormat.JSON:
+        typer.echo(json.dumps(result.to_json(), indent=2))
+        return
+    summary = result.summary()
+    stream = sys.stderr if diff else sys.stdout
+    print(
+        f"converted {summary['files_scanned']} file(s) to {summary['output']} ({summary['mode']}): "
+        f"{summary['files_changed']} changed, {summary['fixes_applied']} fix(es) applied",
+        file=stream,
+    )
+    for category, count in summary["fixes_by_category"].items():
+        print(f"  {category}: {count}", file=stream)
+    if summary["conflicts"]:
+        print(f"{len(summary['conflicts'])} finding(s) not applied: their edits conflict", file=stream)
+        for conflict in summary["conflicts"]:
+            print(f"  {conflict['file']}:{conflict['line']} {conflict['rule']} {conflict['message']}", file=stream)
+    print(
+        f"{summary['left_for_a_person']} finding(s) left for a person"
+        + (": " + ", ".join(f"{r} {n}" for r, n in summary["left_by_rule"].items()) if summary["left_by_rule"] else ""),
+        file=stream,
+    )
+
+
+def _with_progress(work):
+    """A rich progress bar on stderr for long trees, when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return work(None)
+    from rich.progress import Progress
+
+    with Progress(transient=True) as progress:
+        task = progress.add_task("porter", total=None)
+        return work(lambda rel: progress.update(task, advance=1, description=rel[-40:]))
+
+
 @app.command()
 def rules(
     rule_id: Annotated[

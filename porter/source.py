@@ -79,6 +79,11 @@ class SourceFile:
         return self._line_starts
 
     @property
+    def newline(self) -> str:
+        """The file's line ending, for text porter inserts."""
+        return "\r\n" if b"\r\n" in self.data else "\n"
+
+    @property
     def line_count(self) -> int:
         return len(self.line_starts) - (1 if self.data.endswith(b"\n") else 0)
 

@@ -9,7 +9,7 @@ from porter.clang import ClangUnit
 from porter.findings import Edit, Engine, Finding, FixKind, Severity
 from porter.rules.availability import Availability, availability, describe, severity_and_fix
 from porter.rules.base import FileContext, Rule
-from porter.rules.names import include_paths
+from porter.rules.names import IncludeSite, include_sites, portable_include
 from porter.rules.tables import NameEntry
 
 RUNTIME_RENAME = Rule(
@@ -162,28 +162,47 @@ def _rule_for(entry: NameEntry) -> Rule:
     return DRIVER_RENAME if entry.family == "driver" else RUNTIME_RENAME
 
 
-def name_finding(ctx: FileContext, start: int, end: int, entry: NameEntry, rule: Rule, unsupported: Rule) -> Finding:
-    """A rename when HIP has the name in the targeted ROCm, else the family's unsupported rule."""
+def name_finding(
+    ctx: FileContext,
+    start: int,
+    end: int,
+    entry: NameEntry,
+    rule: Rule,
+    unsupported: Rule,
+    include: IncludeSite | None = None,
+) -> Finding | None:
+    """A rename when HIP has the name in the targeted ROCm, else the family's unsupported rule.
+
+    In a file that already includes porter's compat header, the header maps the name: nothing
+    is left to rename, so nothing is reported.
+    """
     state = availability(entry, ctx.config.rocm_version, ctx.tables.checked_from.get(entry.family, "5.7"))
     severity, fix = severity_and_fix(state)
     message = describe(entry, state, ctx.config.rocm_version)
     if state in (Availability.MISSING, Availability.TOO_NEW):
         return unsupported.finding(ctx, start, end, message, severity=severity, fix=fix)
-    edit = Edit(start, end, entry.hip.encode(), mode="hip")
-    return rule.finding(ctx, start, end, message, edits=(edit,), severity=severity, fix=fix)
+    if ctx.portable:
+        return None
+    edits = [Edit(start, end, entry.hip.encode(), mode="hip")]
+    if include is not None:
+        edits.append(portable_include(ctx, include, entry.hip))
+    return rule.finding(ctx, start, end, message, edits=tuple(edits), severity=severity, fix=fix)
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family:
         return
+    found = []
     for hit in ctx.table_hits:
         if hit.entry.category == "api":
-            yield name_finding(ctx, hit.start, hit.end, hit.entry, _rule_for(hit.entry), UNSUPPORTED_API)
-    for start, end, path in include_paths(ctx):
-        entry = ctx.tables.includes.get(path)
+            found.append(name_finding(ctx, hit.start, hit.end, hit.entry, _rule_for(hit.entry), UNSUPPORTED_API))
+    for site in include_sites(ctx):
+        entry = ctx.tables.includes.get(site.path)
         if entry is not None and entry.category == "api":
-            yield name_finding(ctx, start, end, entry, HEADER_RENAME, UNSUPPORTED_API)
-    yield from _launches(ctx)
+            found.append(name_finding(ctx, site.start, site.end, entry, HEADER_RENAME, UNSUPPORTED_API, site))
+    yield from (f for f in found if f is not None)
+    if not ctx.portable:
+        yield from _launches(ctx)
     yield from _pasting_macros(ctx)
 
 

@@ -9,6 +9,7 @@ function (plus, optionally, `wants_clang` and `check_clang` for the libclang lay
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -86,6 +87,10 @@ def _dedent(text: str) -> str:
     return textwrap.dedent(text).strip()
 
 
+COMPAT_HEADER = "porter_compat.h"
+COMPAT_INCLUDE = re.compile(rb'#\s*include\s*"(?:[^"]*/)?porter_compat\.h"')
+
+
 @dataclass
 class FileContext:
     """Everything a rule may look at for one file."""
@@ -98,6 +103,11 @@ class FileContext:
     @property
     def source(self):
         return self.parsed.source
+
+    @cached_property
+    def portable(self) -> bool:
+        """Does the file include porter's compat header (a portable port already)?"""
+        return COMPAT_INCLUDE.search(self.source.data) is not None
 
     @cached_property
     def device(self):

@@ -79,6 +79,10 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if kind not in (FileKind.CMAKE, FileKind.SETUP_PY):
         return
     data = blank_comments(ctx.source.data)
+    if b"PORTER_USE_HIP" in data:
+        # converted already: the CUDA language, packages and libraries sit behind porter's switch
+        yield from _arch_flags(ctx, data)
+        return
     if kind is FileKind.CMAKE:
         for match in _LANGUAGE.finditer(data):
             group = 1 if match.group(1) else 2
@@ -93,10 +97,14 @@ def check(ctx: FileContext) -> Iterable[Finding]:
             yield CMAKE_FIND_CUDA.finding(
                 ctx, match.start(1), match.end(1), f"`find_package({package})` fails on ROCm; use `find_package(hip)`"
             )
+    yield from _arch_flags(ctx, data)
+    yield from _links(ctx, data)
+
+
+def _arch_flags(ctx: FileContext, data: bytes) -> Iterable[Finding]:
     for match in _ARCH.finditer(data):
         flag = match.group().decode(errors="replace")
         yield CUDA_ARCH_FLAGS.finding(ctx, match.start(), match.end(), f"`{flag}` names NVIDIA architectures")
-    yield from _links(ctx, data)
 
 
 def _link_renames(ctx: FileContext) -> dict[str, str]:

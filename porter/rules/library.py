@@ -9,7 +9,7 @@ from functools import cache
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.api import name_finding
 from porter.rules.base import FileContext, Rule
-from porter.rules.names import NAME_CONTEXTS, include_paths
+from porter.rules.names import NAME_CONTEXTS, include_sites, portable_include
 
 
 def _rename_rule(rule_id: str, name: str, cuda: str, rocm: str, example: str, use_instead: str) -> Rule:
@@ -171,7 +171,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
             if ctx.tables.libraries.get(hit.entry.family, {}).get("manual"):
                 yield _manual_use(ctx, rule, hit.start, hit.end, hit.entry.cuda, hit.entry.family)
             else:
-                yield name_finding(ctx, hit.start, hit.end, hit.entry, rule, UNSUPPORTED_LIBRARY_API)
+                finding = name_finding(ctx, hit.start, hit.end, hit.entry, rule, UNSUPPORTED_LIBRARY_API)
+                if finding is not None:
+                    yield finding
     yield from _includes(ctx)
     yield from _namespaces(ctx)
     yield from _manual_prefixes(ctx)
@@ -183,7 +185,8 @@ def _manual_use(ctx: FileContext, rule: Rule, start: int, end: int, name: str, f
 
 
 def _includes(ctx: FileContext) -> Iterable[Finding]:
-    for start, end, path in include_paths(ctx):
+    for site in include_sites(ctx):
+        start, end, path = site.start, site.end, site.path
         entry = ctx.tables.includes.get(path)
         if entry is not None and entry.category == "library":
             family = "cub" if path.startswith("cub/") else entry.family
@@ -191,7 +194,9 @@ def _includes(ctx: FileContext) -> Iterable[Finding]:
             if ctx.tables.libraries.get(family, {}).get("manual"):
                 yield _manual_use(ctx, rule, start, end, path, family)
             else:
-                yield name_finding(ctx, start, end, entry, rule, UNSUPPORTED_LIBRARY_API)
+                finding = name_finding(ctx, start, end, entry, rule, UNSUPPORTED_LIBRARY_API, site)
+                if finding is not None:
+                    yield finding
             continue
         if entry is not None:
             continue  # an api header: the api family reports it
@@ -202,9 +207,9 @@ def _includes(ctx: FileContext) -> Iterable[Finding]:
         rule = _library_rule(ctx, family)
         if hip_path is None:
             yield _manual_use(ctx, rule, start, end, path, family)
-        else:
-            edit = Edit(start, end, hip_path.encode(), mode="hip")
-            yield rule.finding(ctx, start, end, f"`{path}` is `{hip_path}` in ROCm", edits=(edit,))
+        elif not ctx.portable:
+            edits = (Edit(start, end, hip_path.encode(), mode="hip"), portable_include(ctx, site, hip_path))
+            yield rule.finding(ctx, start, end, f"`{path}` is `{hip_path}` in ROCm", edits=edits)
 
 
 def _library_header(ctx: FileContext, path: str) -> tuple[str, str | None] | None:
@@ -240,9 +245,16 @@ def _namespaces(ctx: FileContext) -> Iterable[Finding]:
         rule = _library_rule(ctx, family)
         if hip is None:
             yield _manual_use(ctx, rule, match.start(), match.end(), spelled + "::", family)
-        else:
-            edit = Edit(match.start(), match.end(), hip.encode(), mode="hip")
-            yield rule.finding(ctx, match.start(), match.end(), f"`{spelled}::` is `{hip}::` in ROCm", edits=(edit,))
+        elif not ctx.portable:
+            edits = [Edit(match.start(), match.end(), hip.encode(), mode="hip")]
+            if "::" in spelled:
+                # a nested namespace cannot be aliased before its library is included: a macro
+                # from the compat header picks the spelling at the point of use instead
+                macro = "PORTER_" + spelled.replace("::", "_").upper()
+                edits.append(Edit(match.start(), match.end(), macro.encode(), mode="portable"))
+            yield rule.finding(
+                ctx, match.start(), match.end(), f"`{spelled}::` is `{hip}::` in ROCm", edits=tuple(edits)
+            )
 
 
 _CUDNN_NAME = re.compile(rb"(?<![\w$])(?:cudnn[A-Z]\w*|CUDNN_[A-Z0-9_]+)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from porter.findings import Edit
 from porter.parse import Context
 from porter.rules.tables import NameEntry
 
@@ -43,8 +44,17 @@ def find_table_names(ctx: FileContext) -> list[NameHit]:
     return hits
 
 
-def include_paths(ctx: FileContext):
-    """(start, end, path) of each #include's path text, without the <> or "" delimiters."""
+@dataclass(frozen=True)
+class IncludeSite:
+    start: int  # the path text, without its delimiters
+    end: int
+    path: str
+    directive_start: int  # `#include <path>` from the `#` to the closing delimiter
+    directive_end: int
+    quoted: bool
+
+
+def include_sites(ctx: FileContext):
     root = ctx.parsed.root
     if root is None:
         return
@@ -53,4 +63,26 @@ def include_paths(ctx: FileContext):
     for node in captures("(preproc_include path: (_) @path)", root).get("path", []):
         start, end = node.start_byte + 1, node.end_byte - 1
         if end > start:
-            yield start, end, ctx.source.text(start, end)
+            yield IncludeSite(
+                start,
+                end,
+                ctx.source.text(start, end),
+                node.parent.start_byte,
+                node.end_byte,
+                node.type == "string_literal",
+            )
+
+
+def include_paths(ctx: FileContext):
+    """(start, end, path) of each #include's path text, without the <> or "" delimiters."""
+    for site in include_sites(ctx):
+        yield site.start, site.end, site.path
+
+
+def portable_include(ctx: FileContext, site: IncludeSite, hip_path: str) -> Edit:
+    """Replace `#include <cuda_x.h>` by a block that picks the HIP header under PORTER_HIP."""
+    newline = ctx.source.newline
+    cuda = ctx.source.text(site.directive_start, site.directive_end)
+    hip = f'#include "{hip_path}"' if site.quoted else f"#include <{hip_path}>"
+    block = newline.join(("#if defined(PORTER_HIP)", hip, "#else", cuda, "#endif"))
+    return Edit(site.directive_start, site.directive_end, block.encode("utf-8", "surrogateescape"), mode="portable")

@@ -19,7 +19,7 @@ SYNC_INTRINSICS = Rule(
     name="sync-shuffle-vote",
     category="warp-sync",
     severity=Severity.WARNING,
-    fix=FixKind.SUGGESTED,
+    fix=FixKind.AUTO,
     summary="`__shfl*_sync`, `__ballot_sync`, `__any_sync`, `__all_sync`, `__activemask` on the targeted ROCm",
     what="Finds CUDA's mask-taking shuffle and vote intrinsics and says what the targeted ROCm needs for them.",
     why=f"""
@@ -40,7 +40,7 @@ SYNCWARP = Rule(
     name="syncwarp",
     category="warp-sync",
     severity=Severity.ERROR,
-    fix=FixKind.SUGGESTED,
+    fix=FixKind.AUTO,
     summary="`__syncwarp` before ROCm 7.0",
     what="Finds `__syncwarp()` where the targeted ROCm predates 7.0, which introduced it.",
     why="The call does not compile on older ROCm. AMD wavefronts execute in lock-step, but the compiler may still reorder shared-memory accesses around a missing barrier.",
@@ -53,7 +53,7 @@ MATCH = Rule(
     name="match-any-all",
     category="warp-sync",
     severity=Severity.WARNING,
-    fix=FixKind.SUGGESTED,
+    fix=FixKind.AUTO,
     summary="`__match_any_sync` / `__match_all_sync`",
     what="Finds the warp match intrinsics.",
     why=f"""
@@ -69,7 +69,7 @@ WARP_REDUCE = Rule(
     name="reduce-sync",
     category="warp-sync",
     severity=Severity.ERROR,
-    fix=FixKind.SUGGESTED,
+    fix=FixKind.AUTO,
     summary="`__reduce_*_sync` before ROCm 7.0",
     what="Finds `__reduce_add_sync`, `__reduce_min_sync`, `__reduce_max_sync` and the bitwise forms.",
     why="These warp reductions (an sm_80 hardware feature) exist in HIP only from ROCm 7.0.",
@@ -91,8 +91,8 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
         return
     data = ctx.source.data
-    if b"_sync" not in data and b"__activemask" not in data:
-        return
+    if (b"_sync" not in data and b"__activemask" not in data) or ctx.portable:
+        return  # the compat header enables or emulates these
     table = intrinsics()
     rocm = version_tuple(ctx.config.rocm_version)[:2]
     opted_in = OPT_IN.encode() in data

@@ -1,0 +1,352 @@
+"""`porter convert`: scan, then apply every rule's edits through the one rewriter.
+
+- portable (default): the output is still CUDA source. A generated porter_compat.h maps what the
+  tree uses onto HIP under PORTER_HIP, CUDA headers become `#if defined(PORTER_HIP)` blocks,
+  and the semantic fixes (warp size, lane masks, PTX, arch guards, ...) are applied.
+- hip: a HIP tree: hip* names and headers, .cu files renamed .hip, the same semantic fixes.
+
+Conversion is idempotent: a converted tree includes the compat header, and the rules report
+nothing the header already covers, so a second conversion changes nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from porter import __version__
+from porter.config import Config
+from porter.convert import buildfiles
+from porter.convert.compat import (
+    CMAKE_MODULE,
+    existing_names,
+    existing_packages,
+    name_map,
+    render_cmake,
+    render_header,
+)
+from porter.convert.output import MARKER, OutputError, TreePlan, check_destination, write_in_place, write_tree
+from porter.discover import ALWAYS_SKIPPED_DIRS, GENERATED_FILES
+from porter.findings import Edit, Finding, FixKind
+from porter.parse import parse
+from porter.rewrite import edits_for_mode, rewrite
+from porter.rules.base import COMPAT_HEADER, COMPAT_INCLUDE
+from porter.scan import ScanResult, scan
+from porter.source import FileKind, SourceFile
+
+COMPAT_CATEGORIES = ("api", "library", "warp-sync", "warp-size", "lane-mask", "launch-bounds", "inline-asm")
+# Device code under hipcc needs hip_runtime.h, which the compat header brings (as hipify adds it).
+DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|threadIdx|blockIdx")
+ANNOTATION = re.compile(rb"PORTER\((\w+)\)")
+
+__all__ = ["ConvertOptions", "ConvertResult", "OutputError", "convert"]
+
+
+@dataclass
+class ConvertOptions:
+    src: Path
+    out: Path | None
+    mode: str = "portable"
+    in_place: bool = False
+    backup_suffix: str = ".orig"
+    annotate: bool = False
+    diff: bool = False
+    jobs: int | None = None
+
+
+@dataclass
+class FileOutcome:
+    rel: str
+    out_rel: str
+    changed: bool
+    applied: list[Finding] = field(default_factory=list)
+    conflicts: list[Finding] = field(default_factory=list)
+    left: list[Finding] = field(default_factory=list)  # manual and suggested findings
+    diff: str = ""
+    data: bytes | None = field(default=None, repr=False)  # the converted bytes, when changed
+
+
+@dataclass
+class ConvertResult:
+    options: ConvertOptions
+    scan: ScanResult
+    files: list[FileOutcome]
+    written_to: Path
+
+    def summary(self) -> dict:
+        applied = [f for o in self.files for f in o.applied]
+        left = [f for o in self.files for f in o.left]
+        return {
+            "mode": self.options.mode,
+            "output": str(self.written_to),
+            "files_scanned": len(self.scan.files),
+            "files_changed": sum(1 for o in self.files if o.changed),
+            "fixes_applied": len(applied),
+            "fixes_by_category": dict(sorted(Counter(f.category for f in applied).items())),
+            "conflicts": [
+                {"file": f.file, "line": f.line, "rule": f.rule, "message": f.message}
+                for o in self.files
+                for f in o.conflicts
+            ],
+            "left_for_a_person": len(left),
+            "left_by_rule": dict(sorted(Counter(f.rule for f in left).items())),
+        }
+
+    def to_json(self) -> dict:
+        return {
+            "porter_version": __version__,
+            "summary": self.summary(),
+            "files": [
+                {
+                    "file": o.rel,
+                    "output": o.out_rel,
+                    "changed": o.changed,
+                    "applied": [f.to_json() for f in o.applied],
+                    "conflicts": [f.to_json() for f in o.conflicts],
+                    "left": [f.to_json() for f in o.left],
+                }
+                for o in self.files
+            ],
+        }
+
+
+def convert(options: ConvertOptions, config: Config, progress=None) -> ConvertResult:
+    src = options.src
+    if not src.is_dir():
+        raise OutputError(f"{src}: convert takes a directory")
+    if options.in_place:
+        destination = src
+    elif options.out is None:
+        raise OutputError("an output directory is required (-o OUT), or --in-place")
+    else:
+        destination = options.out
+        check_destination(src, destination)
+    result = scan([src], config, jobs=options.jobs, progress=progress)
+    by_file: dict[str, list[Finding]] = {}
+    for finding in result.findings:
+        by_file.setdefault(finding.file, []).append(finding)
+    sources = {r.rel: SourceFile.read(src / r.rel, r.rel, _kind(r.kind)) for r in result.files if not r.error}
+    data_by_file = {rel: s.data for rel, s in sources.items()}
+    names = existing_names(src / COMPAT_HEADER) if options.mode == "portable" else {}
+    names.update(name_map(result.findings, data_by_file) if options.mode == "portable" else {})
+    outcomes = [
+        _convert_file(sources[rel], by_file.get(rel, []), options, config) for rel in sorted(sources) if rel in sources
+    ]
+    needs_compat = any(o.changed for o in outcomes) or (src / COMPAT_HEADER).is_file()
+    generated = {COMPAT_HEADER: render_header(names, config.targets).encode()} if needs_compat else {}
+    cmake_findings = [f for f in result.findings if f.rule == "BLD003"]
+    cmake_changed = any(o.rel.endswith(("CMakeLists.txt", ".cmake")) and o.changed for o in outcomes)
+    if options.mode == "portable" and (cmake_changed or (src / CMAKE_MODULE).is_file()):
+        packages = buildfiles.cmake_packages(cmake_findings) + existing_packages(src / CMAKE_MODULE)
+        generated[CMAKE_MODULE] = render_cmake(config.targets, packages).encode()
+    changed = {o.out_rel: o.data for o in outcomes if o.changed}
+    if options.in_place:
+        write_in_place(src, {**changed, **generated}, options.backup_suffix)
+    else:
+        plan = _plan(src, outcomes, changed, generated, options.mode, config.targets)
+        write_tree(
+            destination, plan, {"porter_version": __version__, "source": str(src.resolve()), "mode": options.mode}
+        )
+    return ConvertResult(options, result, outcomes, destination)
+
+
+def _kind(kind: str) -> FileKind:
+    return FileKind(kind)
+
+
+def _out_rel(rel: str, mode: str) -> str:
+    if mode == "hip" and rel.endswith(".cu"):
+        return rel[: -len(".cu")] + ".hip"
+    return rel
+
+
+def _convert_file(source: SourceFile, findings: list[Finding], options: ConvertOptions, config: Config) -> FileOutcome:
+    mode = options.mode
+    extra: list[tuple[Finding | None, Edit]] = []
+    if source.kind is FileKind.CMAKE:
+        extra += buildfiles.cmake_edits(source.data, findings, mode, _module_dir(source.rel), config.targets)
+    handled = {id(f) for f, _ in extra}
+    left = [f for f in findings if f.fix is not FixKind.AUTO and id(f) not in handled]
+    if source.kind.is_c_family and _needs_compat(source, findings, mode):
+        extra.append((None, _compat_include(source)))
+    if options.annotate:
+        extra += _annotations(source, left)
+    result = rewrite(source.data, findings, mode, extra)
+    data = result.data
+    if mode == "hip" and source.kind in (FileKind.CMAKE, FileKind.SETUP_PY):
+        data = buildfiles.rename_cu_sources(data)
+    out_rel = _out_rel(source.rel, mode)
+    outcome = FileOutcome(
+        rel=source.rel,
+        out_rel=out_rel,
+        changed=data != source.data or out_rel != source.rel,
+        applied=result.applied,
+        conflicts=result.conflicts,
+        left=left,
+    )
+    if outcome.changed:
+        outcome.data = data
+        if options.diff:
+            outcome.diff = _diff(source, data, out_rel)
+    return outcome
+
+
+def _needs_compat(source: SourceFile, findings: list[Finding], mode: str) -> bool:
+    """Will the converted file use a name the compat header defines (or need hip_runtime.h)?"""
+    if COMPAT_INCLUDE.search(source.data):
+        return False
+    uses_compat = any(f.category in COMPAT_CATEGORIES and edits_for_mode(f, mode) for f in findings)
+    syncs = any(f.category == "warp-sync" for f in findings)
+    return uses_compat or syncs or (source.kind is FileKind.CUDA and DEVICE_CODE.search(source.data) is not None)
+
+
+def _module_dir(rel: str) -> str:
+    depth = rel.count("/")
+    return "../" * depth
+
+
+def _compat_include(source: SourceFile) -> Edit:
+    """`#include "…/porter_compat.h"` before the file's first include (or its first line of code)."""
+    path = os.path.relpath(COMPAT_HEADER, os.path.dirname(source.rel) or ".").replace(os.sep, "/")
+    line = f'#include "{path}"{source.newline}'.encode()
+    offset = _first_include_offset(source.data)
+    return Edit(offset, offset, line)
+
+
+def _first_include_offset(data: bytes) -> int:
+    tree = parse(SourceFile(path=Path("x.cu"), rel="x.cu", data=data, kind=FileKind.CUDA))
+    root = tree.root
+    include = re.search(rb"^[ \t]*#[ \t]*include\b", data, re.M)
+    if include is not None:
+        node = root.descendant_for_byte_range(include.start(), include.end()) if root is not None else None
+        while node is not None and node.type not in ("preproc_if", "preproc_ifdef", "translation_unit"):
+            node = node.parent
+        if node is None or node.type == "translation_unit" or _is_include_guard(node, data):
+            return data.rfind(b"\n", 0, include.start()) + 1
+    for child in root.children if root is not None else []:
+        if child.type not in ("comment", "preproc_call") and not _is_include_guard(child, data):
+            return child.start_byte
+        if _is_include_guard(child, data):
+            inner = [
+                c for c in child.children if c.type not in ("comment", "#ifndef", "identifier", "preproc_def", "#endif")
+            ]
+            if inner:
+                return inner[0].start_byte
+    return 0
+
+
+def _is_include_guard(node, data: bytes) -> bool:
+    if node.type != "preproc_ifdef" or not data[node.start_byte : node.start_byte + 8].startswith(b"#ifndef"):
+        return False
+    name = node.child_by_field_name("name")
+    defines = [c for c in node.children if c.type == "preproc_def"]
+    return (
+        name is not None
+        and bool(defines)
+        and defines[0].child_by_field_name("name") is not None
+        and (
+            data[name.start_byte : name.end_byte]
+            == data[defines[0].child_by_field_name("name").start_byte : defines[0].child_by_field_name("name").end_byte]
+        )
+    )
+
+
+def _annotations(source: SourceFile, left: list[Finding]) -> list[tuple[Finding, Edit]]:
+    """Insertions: a `// PORTER(ID): message` line above each finding left for a person.
+
+    Inside a multi-line macro a line comment would end the macro, so there the note becomes a
+    block comment before the line's backslash. A note already there (from an earlier
+    conversion) is not added again.
+    """
+    data = source.data
+    lines = data.split(b"\n")
+    starts = source.line_starts
+    edits: list[tuple[Finding, Edit]] = []
+    seen: set[tuple[int, str]] = set()
+    for finding in sorted(left, key=lambda f: (f.line, f.rule)):
+        index = finding.line - 1
+        if index >= len(lines) or (index, finding.rule) in seen:
+            continue
+        seen.add((index, finding.rule))
+        tag = f"PORTER({finding.rule})".encode()
+        if tag in lines[index] or any(tag in line for line in _notes_above(lines, index)):
+            continue
+        message = re.sub(r"\s+", " ", finding.message).replace("*/", "* /")
+        note = f"PORTER({finding.rule}): {message}".encode("utf-8", "replace")
+        line = lines[index]
+        body = line.rstrip(b"\r")
+        if source.kind in (FileKind.CMAKE, FileKind.SETUP_PY):
+            indent = re.match(rb"[ \t]*", line).group()
+            newline = b"\r\n" if line.endswith(b"\r") else b"\n"
+            edits.append((finding, Edit(starts[index], starts[index], indent + b"# " + note + newline)))
+        elif body.endswith(b"\\") or (index > 0 and lines[index - 1].rstrip(b"\r").endswith(b"\\")):
+            at = starts[index] + (len(body) - 1 if body.endswith(b"\\") else len(body))
+            edits.append((finding, Edit(at, at, b" /* " + note + b" */ ")))
+        else:
+            indent = re.match(rb"[ \t]*", line).group()
+            newline = b"\r\n" if line.endswith(b"\r") else b"\n"
+            edits.append((finding, Edit(starts[index], starts[index], indent + b"// " + note + newline)))
+    return edits
+
+
+def _notes_above(lines: list[bytes], index: int) -> list[bytes]:
+    notes = []
+    while index > 0 and lines[index - 1].lstrip().startswith((b"// PORTER(", b"# PORTER(")):
+        index -= 1
+        notes.append(lines[index])
+    return notes
+
+
+def _diff(source: SourceFile, data: bytes, out_rel: str) -> str:
+    before = source.data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    after = data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(before, after, f"a/{source.rel}", f"b/{out_rel}"))
+
+
+def _plan(src: Path, outcomes, changed: dict[str, bytes], generated: dict[str, bytes], mode: str, targets) -> TreePlan:
+    plan = TreePlan()
+    renamed = {o.rel: o.out_rel for o in outcomes}
+    for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
+        here = Path(dirpath)
+        dirnames[:] = sorted(
+            d for d in dirnames if d not in ALWAYS_SKIPPED_DIRS and not _is_outside_link(here / d, src, plan)
+        )
+        for name in sorted(filenames):
+            path = here / name
+            rel = path.relative_to(src).as_posix()
+            if name == MARKER or (name in GENERATED_FILES and here == src):
+                continue
+            if path.is_symlink():
+                _plan_link(path, src, rel, plan)
+                continue
+            out_rel = renamed.get(rel, rel)
+            if out_rel in changed:
+                plan.files[out_rel] = changed[out_rel]
+                plan.modes[out_rel] = path.stat().st_mode
+            else:
+                plan.copies[out_rel] = path
+            if buildfiles.is_makefile(path):
+                variant = buildfiles.hipcc_makefile(path.read_bytes(), targets)
+                if variant is not None:
+                    plan.files[rel + ".hip" if mode == "portable" else rel] = variant
+    plan.files.update(generated)
+    return plan
+
+
+def _is_outside_link(path: Path, src: Path, plan: TreePlan) -> bool:
+    if not path.is_symlink():
+        return False
+    _plan_link(path, src, path.relative_to(src).as_posix(), plan)
+    return True
+
+
+def _plan_link(path: Path, src: Path, rel: str, plan: TreePlan) -> None:
+    """Links inside the tree are kept as links; links out of it are dropped, never followed."""
+    target = path.resolve()
+    root = src.resolve()
+    if target == root or root in target.parents:
+        plan.links[rel] = os.path.relpath(target, path.parent.resolve())
