@@ -29,5 +29,12 @@ def expected_findings(path: Path, with_libclang: bool) -> list[tuple[int, str]]:
     return sorted(expected)
 
 
-def first_line(path: Path) -> str:
-    return path.read_bytes().split(b"\n", 1)[0].decode("utf-8", "replace")
+def directives(path: Path) -> set[str]:
+    """Words after `corpus:` in a case's first lines: nvcc (must compile with nvcc), broken, torch."""
+    head = path.read_bytes().split(b"\n", 3)[:3]
+    words: set[str] = set()
+    for line in head:
+        match = re.search(rb"corpus:\s*([\w ,-]+)", line)
+        if match:
+            words.update(match.group(1).decode().replace(",", " ").split())
+    return words

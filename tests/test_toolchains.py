@@ -8,13 +8,13 @@ import re
 import subprocess
 
 import pytest
-from corpus_cases import CORPUS, first_line
+from corpus_cases import CORPUS, directives
 from typer.testing import CliRunner
 
 from porter.build import toolchains
 from porter.cli import app
 
-NVCC_CASES = sorted(p for p in CORPUS.rglob("*.cu") if first_line(p).startswith("// corpus: nvcc"))
+NVCC_CASES = sorted(p for p in CORPUS.rglob("*.cu") if "nvcc" in directives(p))
 
 HIP_PROGRAM = r"""
 #include <hip/hip_runtime.h>

@@ -1,3 +1,4 @@
+// corpus: broken
 // Real code often parses with ERROR nodes: macros tree-sitter cannot expand, a missing brace.
 #include <cuda_runtime.h>  // expect: API005
 

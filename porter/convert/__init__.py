@@ -145,7 +145,7 @@ def convert(options: ConvertOptions, config: Config, progress=None) -> ConvertRe
         generated[CMAKE_MODULE] = render_cmake(config.targets, packages).encode()
     changed = {o.out_rel: o.data for o in outcomes if o.changed}
     if options.in_place:
-        write_in_place(src, {**changed, **generated}, options.backup_suffix)
+        write_in_place(src, {**changed, **generated}, options.backup_suffix, generated=set(generated))
     else:
         plan = _plan(src, outcomes, changed, generated, options.mode, config.targets)
         write_tree(

@@ -92,14 +92,19 @@ def _inside(root: Path, rel: str) -> Path:
     return root / rel
 
 
-def write_in_place(root: Path, files: dict[str, bytes], backup_suffix: str) -> list[Path]:
-    """Replace changed files atomically, each after a backup (an existing backup is kept: it is the original)."""
+def write_in_place(root: Path, files: dict[str, bytes], backup_suffix: str, generated=()) -> list[Path]:
+    """Replace changed files atomically, each after a backup (an existing backup is kept: it is the original).
+
+    Files porter generates (`generated`) get no backup: they are porter's to rewrite.
+    """
     written = []
     for rel, data in sorted(files.items()):
         target = _inside(root, rel)
+        if target.is_file() and target.read_bytes() == data:
+            continue
         if target.exists():
             backup = target.with_name(target.name + backup_suffix)
-            if not backup.exists():
+            if not backup.exists() and rel not in generated:
                 shutil.copy2(target, backup)
             mode = target.stat().st_mode
         else:

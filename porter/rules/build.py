@@ -137,15 +137,21 @@ def _links(ctx: FileContext, data: bytes) -> Iterable[Finding]:
     if ctx.source.kind is FileKind.SETUP_PY:
         quoted = re.compile(rb"""\blibraries\s*=\s*\[[^\]]*""")
         for block in quoted.finditer(data):
-            for item in re.finditer(rf"""['"]({alternation})['"]""".encode(), block.group()):
-                name = item.group(1).decode()
-                start = block.start() + item.start(1)
-                yield _link_finding(ctx, start, start + len(item.group(1)), name, libraries[name])
+            if b"version.hip" in block.group():
+                continue  # converted already: the library is chosen by the torch build
+            for item in re.finditer(rf"""(['"])({alternation})['"]""".encode(), block.group()):
+                name = item.group(2).decode()
+                start = block.start() + item.start(2)
+                quote = item.group(1).decode()
+                # one setup.py for both: pick the library from the torch it builds against
+                choice = f'({quote}{libraries[name]}{quote} if __import__("torch").version.hip else {quote}{name}{quote})'
+                portable = Edit(block.start() + item.start(), block.start() + item.end(), choice.encode(), mode="portable")
+                yield _link_finding(ctx, start, start + len(name), name, libraries[name], portable)
 
 
-def _link_finding(ctx: FileContext, start: int, end: int, name: str, rocm: str) -> Finding:
-    edit = Edit(start, end, rocm.encode(), mode="hip")
-    return CUDA_LIBRARY_LINK.finding(ctx, start, end, f"links `{name}`; on ROCm that is `{rocm}`", edits=(edit,))
+def _link_finding(ctx: FileContext, start: int, end: int, name: str, rocm: str, portable: Edit | None = None) -> Finding:
+    edits = (Edit(start, end, rocm.encode(), mode="hip"),) + ((portable,) if portable else ())
+    return CUDA_LIBRARY_LINK.finding(ctx, start, end, f"links `{name}`; on ROCm that is `{rocm}`", edits=edits)
 
 
 def blank_comments(data: bytes) -> bytes:

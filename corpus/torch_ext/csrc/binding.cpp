@@ -1,3 +1,4 @@
+// corpus: torch
 // Python binding for the scale kernel.
 #include <torch/extension.h>
 

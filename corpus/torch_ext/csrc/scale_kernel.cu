@@ -1,3 +1,4 @@
+// corpus: torch
 // The kernel of the scale extension, launched on PyTorch's current stream.
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>

@@ -1,3 +1,4 @@
+// corpus: torch
 // An extension's helpers that size things with PyTorch's warp-size macro.
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>

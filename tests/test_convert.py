@@ -1,0 +1,277 @@
+"""`porter convert` on the corpus: the output builds with nvcc and for AMD, converting twice changes
+nothing, the input is never touched, bytes survive where nothing changed, writes are atomic."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from compilers import hip_compile, nvcc_compile
+from corpus_cases import CORPUS, directives
+from hypothesis import HealthCheck, given, settings
+from typer.testing import CliRunner
+
+from porter.cli import app
+from porter.config import Config
+from porter.convert import ConvertOptions, OutputError, convert
+from porter.convert import output as output_module
+from porter.convert.output import INCOMPLETE, MARKER
+from porter.findings import FixKind
+from porter.scan import scan
+from porter.source import kind_of
+
+runner = CliRunner()
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    digest = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.name != MARKER:
+            digest[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest
+
+
+def run(src: Path, out: Path | None, mode="portable", **kwargs):
+    return convert(ConvertOptions(src, out, mode, **kwargs), Config(), None)
+
+
+@pytest.fixture(scope="module")
+def corpus_before():
+    return tree_digest(CORPUS)
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory, corpus_before):
+    out = {}
+    for mode in ("portable", "hip"):
+        target = tmp_path_factory.mktemp(mode) / "out"
+        run(CORPUS, target, mode)
+        out[mode] = target
+    return out
+
+
+@pytest.fixture(scope="module")
+def all_auto_cases():
+    """Corpus cases whose findings porter can all fix: these must build for AMD once converted."""
+    result = scan([CORPUS], Config(), jobs=1)
+    fixes: dict[str, set] = {}
+    for finding in result.findings:
+        fixes.setdefault(finding.file, set()).add(finding.fix)
+    cases = []
+    for path in sorted(CORPUS.rglob("*")):
+        kind = kind_of(path)
+        if kind is None or not kind.is_c_family or {"broken", "torch"} & directives(path):
+            continue
+        rel = path.relative_to(CORPUS).as_posix()
+        if fixes.get(rel, set()) <= {FixKind.AUTO}:
+            cases.append(rel)
+    return cases
+
+
+def hip_name(rel: str) -> str:
+    return rel[:-3] + ".hip" if rel.endswith(".cu") else rel
+
+
+def test_the_input_is_never_touched(converted, corpus_before):
+    assert tree_digest(CORPUS) == corpus_before
+
+
+def test_enough_cases_are_fully_automatic(all_auto_cases):
+    assert len(all_auto_cases) >= 15
+
+
+NVCC_CASES = sorted(p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*.cu") if "nvcc" in directives(p))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rel", NVCC_CASES)
+def test_portable_output_still_builds_with_nvcc(rel, converted, tmp_path):
+    result = nvcc_compile(converted["portable"] / rel, tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["portable", "hip"])
+def test_fully_automatic_cases_build_for_gfx90a_and_gfx942(mode, converted, all_auto_cases, tmp_path):
+    failures = []
+    for rel in all_auto_cases:
+        path = converted[mode] / (hip_name(rel) if mode == "hip" else rel)
+        result = hip_compile(path, tmp_path)
+        if result.returncode != 0:
+            failures.append(f"{rel}: {result.stderr.strip().splitlines()[:3]}")
+    assert failures == []
+
+
+@pytest.mark.parametrize("mode", ["portable", "hip"])
+def test_rescanning_the_output_finds_nothing_auto_fixable(mode, converted):
+    result = scan([converted[mode]], Config(), jobs=1)
+    auto = [(f.file, f.line, f.rule) for f in result.findings if f.fix is FixKind.AUTO and f.rule != "API006"]
+    assert auto == []
+
+
+@pytest.mark.parametrize("mode", ["portable", "hip"])
+@pytest.mark.parametrize("annotate", [False, True])
+def test_conversion_is_idempotent(mode, annotate, tmp_path):
+    once, twice = tmp_path / "once", tmp_path / "twice"
+    run(CORPUS, once, mode, annotate=annotate)
+    run(once, twice, mode, annotate=annotate)
+    assert tree_digest(twice) == tree_digest(once)
+
+
+def test_hip_mode_renames_sources_and_names(converted):
+    hip = converted["hip"]
+    assert (hip / "api" / "runtime_memory.hip").is_file() and not (hip / "api" / "runtime_memory.cu").exists()
+    text = (hip / "api" / "runtime_memory.hip").read_text()
+    assert "hipMalloc(&x, bytes)" in text and "cudaMalloc" not in text
+    assert "#include <hip/hip_runtime.h>" in text
+    cmake = (hip / "build" / "CMakeLists.txt").read_text()
+    assert "LANGUAGES CXX HIP" in cmake and "roc::hipblas" in cmake and "runtime_memory.hip" in cmake
+
+
+def test_portable_mode_keeps_cuda_and_adds_the_compat_header(converted):
+    portable = converted["portable"]
+    text = (portable / "api" / "runtime_memory.cu").read_text()
+    assert '#include "../porter_compat.h"' in text and "cudaMalloc(&x, bytes)" in text
+    assert "#if defined(PORTER_HIP)\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif" in text
+    header = (portable / "porter_compat.h").read_text()
+    assert "#define cudaMalloc hipMalloc" in header and "#define PORTER_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE" in header
+    warp = (portable / "warp_size" / "block_reduce.cu").read_text()
+    assert "#define WARP_SIZE PORTER_WARP_SIZE" in warp and "tid & (PORTER_WARP_SIZE - 1)" in warp
+    cmake = (portable / "build" / "CMakeLists.txt").read_text()
+    assert 'include("${CMAKE_CURRENT_LIST_DIR}/../porter_gpu.cmake")' in cmake and "if(NOT PORTER_USE_HIP)" in cmake
+    assert "find_package(hipblas REQUIRED)" in (portable / "porter_gpu.cmake").read_text()
+
+
+def test_bytes_survive_where_nothing_changed(converted):
+    portable = converted["portable"]
+    crlf = (portable / "robustness" / "crlf_endings.cu").read_bytes()
+    assert b"\r\n" in crlf and b"\n" not in crlf.replace(b"\r\n", b"")
+    latin1 = (portable / "robustness" / "latin1_comment.cu").read_bytes()
+    assert b"r\xe9sum\xe9 du noyau" in latin1
+    bom = (portable / "robustness" / "bom_header.cuh").read_bytes()
+    assert bom.startswith(b"\xef\xbb\xbf")
+    assert (portable / "README.md").read_bytes() == (CORPUS / "README.md").read_bytes()
+
+
+def test_annotations_mark_what_is_left(tmp_path):
+    out = tmp_path / "out"
+    run(CORPUS, out, annotate=True)
+    cudnn = (out / "library" / "cudnn_conv.cpp").read_text()
+    assert "// PORTER(LIB010): `cudnn.h` is cudnn; port it to MIOpen by hand\n#include <cudnn.h>" in cudnn
+    macro = (out / "api" / "token_paste.cu").read_text()
+    assert "// PORTER(API008)" in macro
+    cmake = (out / "build" / "CMakeLists.txt").read_text()
+    assert "# PORTER(BLD004)" in cmake and "// PORTER" not in cmake
+
+
+def test_in_place_keeps_backups_and_is_idempotent(tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(CORPUS / "api", tree)
+    original = (tree / "runtime_memory.cu").read_bytes()
+    run(tree, None, in_place=True, backup_suffix=".orig")
+    assert (tree / "runtime_memory.cu.orig").read_bytes() == original
+    assert (tree / "runtime_memory.cu").read_bytes() != original
+    assert (tree / "porter_compat.h").is_file()
+    after_first = tree_digest(tree)
+    run(tree, None, in_place=True, backup_suffix=".orig")
+    assert tree_digest(tree) == after_first
+
+
+def test_file_modes_and_links(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(CORPUS / "api", src)
+    script = src / "build.sh"
+    script.write_text("#!/bin/sh\nnvcc -c runtime_memory.cu\n")
+    script.chmod(0o755)
+    (src / "runtime_memory.cu").chmod(0o640)
+    outside = tmp_path / "outside.cu"
+    outside.write_text("cudaMalloc(0, 0);\n")
+    os.symlink(outside, src / "escape.cu")
+    os.symlink("runtime_memory.cu", src / "alias.cu")
+    out = tmp_path / "out"
+    run(src, out)
+    assert stat.S_IMODE((out / "build.sh").stat().st_mode) == 0o755
+    assert stat.S_IMODE((out / "runtime_memory.cu").stat().st_mode) == 0o640
+    assert not (out / "escape.cu").exists() and not (out / "escape.cu").is_symlink()
+    assert (out / "alias.cu").is_symlink() and os.readlink(out / "alias.cu") == "runtime_memory.cu"
+
+
+def test_destination_rules(tmp_path):
+    with pytest.raises(OutputError, match="must not be inside the input tree"):
+        run(CORPUS, CORPUS / "out")
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "mine.txt").write_text("keep me")
+    with pytest.raises(OutputError, match="not a porter output"):
+        run(CORPUS / "api", busy)
+    assert (busy / "mine.txt").read_text() == "keep me"
+
+
+def test_reconverting_into_a_previous_output_replaces_it(tmp_path):
+    out = tmp_path / "out"
+    run(CORPUS / "api", out)
+    (out / "stale.cu").write_text("left over")
+    run(CORPUS / "api", out)
+    assert not (out / "stale.cu").exists() and (out / MARKER).is_file()
+
+
+def test_a_failure_midway_leaves_out_untouched_and_the_partial_tree_marked(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    run(CORPUS / "api", out)
+    before = tree_digest(out)
+    calls = {"n": 0}
+    real_copy = shutil.copy2
+
+    def failing_copy(src, dst, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise OSError(28, "No space left on device")
+        return real_copy(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(output_module.shutil, "copy2", failing_copy)
+    with pytest.raises(OSError):
+        run(CORPUS, out)
+    assert tree_digest(out) == before
+    partial = [p for p in tmp_path.iterdir() if p.name.startswith(".out.porter-")]
+    assert partial and all((p / INCOMPLETE).is_file() for p in partial)
+
+
+def test_cli_convert_with_diff_and_errors(tmp_path):
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["convert", str(CORPUS / "api"), "-o", str(out), "--diff"])
+    assert result.exit_code == 0, result.output
+    assert "--- a/runtime_memory.cu" in result.stdout and "+++ b/runtime_memory.cu" in result.stdout
+    assert '+#include "porter_compat.h"' in result.stdout
+    assert runner.invoke(app, ["convert", str(CORPUS)]).exit_code == 2
+    both = runner.invoke(app, ["convert", str(CORPUS), "-o", str(out), "--in-place"])
+    assert both.exit_code == 2 and "exclude each other" in both.output
+    missing = runner.invoke(app, ["convert", "/no/such/dir", "-o", str(out)])
+    assert missing.exit_code == 2 and "no such file or directory" in missing.output
+    json_out = runner.invoke(app, ["convert", str(CORPUS / "api"), "-o", str(out), "--format", "json", "--mode", "hip"])
+    assert json_out.exit_code == 0 and '"mode": "hip"' in json_out.stdout
+
+
+CASE_FILES = [p for p in sorted(CORPUS.rglob("*.cu")) if "broken" not in directives(p)]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    index=__import__("hypothesis").strategies.integers(0, len(CASE_FILES) - 1),
+    mutation=__import__("hypothesis").strategies.binary(max_size=6),
+    at=__import__("hypothesis").strategies.floats(0, 1),
+)
+def test_mutated_files_convert_idempotently(index, mutation, at, tmp_path_factory):
+    src = tmp_path_factory.mktemp("mut") / "src"
+    src.mkdir()
+    data = CASE_FILES[index].read_bytes()
+    cut = int(len(data) * at)
+    (src / "case.cu").write_bytes(data[:cut] + mutation + data[cut:])
+    once, twice = src.parent / "once", src.parent / "twice"
+    run(src, once)
+    run(once, twice)
+    assert tree_digest(twice) == tree_digest(once)
+    assert (src / "case.cu").read_bytes() == data[:cut] + mutation + data[cut:]
