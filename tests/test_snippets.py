@@ -20,7 +20,7 @@ def rules_for(tmp_path, code: str, targets=("gfx942",), rocm="6.4", name="snippe
     config = Config(targets=tuple(targets), rocm_version=rocm)
     result = analyze_file(DiscoveredFile(path, name, FileKind.CUDA), config, Deep.NEVER, None)
     assert result.error is None, result.error
-    return [f.rule for f in sorted(result.findings, key=lambda f: f.span.start_byte)]
+    return [f.rule for f in sorted(result.findings, key=lambda f: (f.span.start_byte, f.rule))]
 
 
 K = "__global__ void k(float* x) {{ {} }}"
@@ -81,6 +81,18 @@ CASES = [
     (D.format("unsigned long long m = __ballot(v > 0); return __popcll(m);"), []),
     (D.format("return (float)(1u << lane);"), ["MSK004"]),
     (D.format("return (float)(1u << 3);"), []),
+    (D.format("return __shfl_xor_sync(uint32_t(-1), v, 1);"), ["SYN001", "MSK001"]),
+    (D.format("return __shfl_xor_sync((unsigned)-1, v, 1);"), ["SYN001", "MSK001"]),
+    (D.format("return __shfl_xor_sync(-1, v, 1);"), ["SYN001"]),
+    # kernel pointers where HIP takes const void*
+    (
+        "__global__ void k(float*);\nvoid f() { cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024); }",
+        ["API001", "LBD003", "API009", "API004"],
+    ),
+    (
+        "__global__ void k(float*);\nvoid f() { cudaFuncSetAttribute((const void*)k, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024); }",
+        ["API001", "LBD003", "API004"],
+    ),
 ]
 
 

@@ -24,6 +24,6 @@ __global__ void uses_dynamic(float* x) {
 }
 
 void configure(int smem_bytes) {
-  cudaFuncSetAttribute(uses_dynamic, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);  // expect: API001 API004 LBD003
-  cudaFuncSetAttribute(uses_dynamic, cudaFuncAttributePreferredSharedMemoryCarveout, 100);  // expect: API001 API004 LBD003
+  cudaFuncSetAttribute(uses_dynamic, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);  // expect: API001 API004 LBD003 API009
+  cudaFuncSetAttribute(uses_dynamic, cudaFuncAttributePreferredSharedMemoryCarveout, 100);  // expect: API001 API004 LBD003 API009
 }

@@ -35,10 +35,10 @@ __global__ void dynamic_tiles(float* c) {
 
 void launch(const float* a, float* c) {
   constexpr size_t kSmem = 96 * 1024;
-  cudaFuncSetAttribute(dynamic_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);  // expect: API001 API004 LBD003 LDS002
+  cudaFuncSetAttribute(dynamic_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);  // expect: API001 API004 LBD003 LDS002 API009
   dynamic_tiles<<<1, 256, kSmem>>>(c);  // expect: API006 LDS002
   dynamic_tiles<<<1, 256, 32 * 1024>>>(c);  // expect: API006
-  cudaFuncSetAttribute(staged_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, 40 * 1024);  // expect: API001 API004 LBD003 LDS002
+  cudaFuncSetAttribute(staged_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, 40 * 1024);  // expect: API001 API004 LBD003 LDS002 API009
   staged_gemm<<<1, 256, 40 * 1024>>>(a, c);  // expect: API006 LDS002
   fits<<<1, dim3(64, 16)>>>(a, c);  // expect: API006
 }

@@ -138,6 +138,19 @@ TOKEN_PASTED_API = Rule(
     use_instead="Paste a prefix that the port defines per platform (`#define GPU_PREFIX(fn) hip##fn` under `__HIP_PLATFORM_AMD__`), or spell the calls out.",
 )
 
+KERNEL_POINTER = Rule(
+    id="API009",
+    name="kernel-pointer-argument",
+    category="api",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="Typed kernel pointer passed where HIP takes `const void*`",
+    what="Finds `cudaFuncSetAttribute`, `cudaFuncSetCacheConfig`, `cudaFuncSetSharedMemConfig` and `cudaFuncGetAttributes` called with a kernel itself rather than a `const void*`.",
+    why="CUDA's runtime header adds template overloads that take the kernel's own pointer type; HIP declares only the `const void*` forms, and C++ does not convert a function pointer to `const void*` implicitly, so the call does not compile.",
+    example="cudaFuncSetAttribute(my_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);",
+    use_instead="`cudaFuncSetAttribute(reinterpret_cast<const void*>(my_kernel<T>), ...)`, which both runtimes accept (porter rewrites it).",
+)
+
 RULES = (
     RUNTIME_RENAME,
     DRIVER_RENAME,
@@ -147,7 +160,16 @@ RULES = (
     KERNEL_LAUNCH,
     UNSUPPORTED_API,
     TOKEN_PASTED_API,
+    KERNEL_POINTER,
 )
+
+# runtime functions whose kernel argument HIP types as `const void*` only: name → argument index
+KERNEL_POINTER_ARGUMENT = {
+    "cudaFuncSetAttribute": 0,
+    "cudaFuncSetCacheConfig": 0,
+    "cudaFuncSetSharedMemConfig": 0,
+    "cudaFuncGetAttributes": 1,
+}
 
 _PASTED = re.compile(
     rb"(?<![\w$])(cuda|cu|CU|CUDA_|cublas|cusparse|curand|cufft|cusolver|nccl)\s*##|##\s*(cuda|cu)[A-Z]\w*"
@@ -204,6 +226,31 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.portable:
         yield from _launches(ctx)
     yield from _pasting_macros(ctx)
+    yield from _kernel_pointers(ctx)
+
+
+def _kernel_pointers(ctx: FileContext) -> Iterable[Finding]:
+    from porter.rules.device import call_arguments
+
+    if b"cudaFunc" not in ctx.source.data:
+        return
+    for name, call in ctx.device.calls_named(KERNEL_POINTER_ARGUMENT):
+        arguments = call_arguments(call)
+        index = KERNEL_POINTER_ARGUMENT[name]
+        if len(arguments) <= index:
+            continue
+        argument = arguments[index]
+        text = ctx.source.text(argument.start_byte, argument.end_byte)
+        if re.match(
+            r"\s*(\(\s*(const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<|static_cast\s*<\s*const\s+void|\(const void\*\))",
+            text,
+        ) or text in ("nullptr", "NULL"):
+            continue
+        replacement = f"reinterpret_cast<const void*>({text})".encode("utf-8", "surrogateescape")
+        yield KERNEL_POINTER.finding(
+            ctx, argument.start_byte, argument.end_byte, f"`{name}` on HIP takes `const void*`, not the kernel `{text}`",
+            edits=(Edit(argument.start_byte, argument.end_byte, replacement),),
+        )  # fmt: skip
 
 
 def _launches(ctx: FileContext) -> Iterable[Finding]:

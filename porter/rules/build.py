@@ -144,12 +144,18 @@ def _links(ctx: FileContext, data: bytes) -> Iterable[Finding]:
                 start = block.start() + item.start(2)
                 quote = item.group(1).decode()
                 # one setup.py for both: pick the library from the torch it builds against
-                choice = f'({quote}{libraries[name]}{quote} if __import__("torch").version.hip else {quote}{name}{quote})'
-                portable = Edit(block.start() + item.start(), block.start() + item.end(), choice.encode(), mode="portable")
+                choice = (
+                    f'({quote}{libraries[name]}{quote} if __import__("torch").version.hip else {quote}{name}{quote})'
+                )
+                portable = Edit(
+                    block.start() + item.start(), block.start() + item.end(), choice.encode(), mode="portable"
+                )
                 yield _link_finding(ctx, start, start + len(name), name, libraries[name], portable)
 
 
-def _link_finding(ctx: FileContext, start: int, end: int, name: str, rocm: str, portable: Edit | None = None) -> Finding:
+def _link_finding(
+    ctx: FileContext, start: int, end: int, name: str, rocm: str, portable: Edit | None = None
+) -> Finding:
     edits = (Edit(start, end, rocm.encode(), mode="hip"),) + ((portable,) if portable else ())
     return CUDA_LIBRARY_LINK.finding(ctx, start, end, f"links `{name}`; on ROCm that is `{rocm}`", edits=edits)
 

@@ -91,7 +91,10 @@ def _is_full_mask_32(ctx: FileContext, node: tree_sitter.Node | None) -> bool:
     if node is None:
         return False
     text = re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
-    return int_value(node, ctx.source) == 0xFFFFFFFF or text in ("~0u", "~0U", "(~0u)", "~0x0u")
+    if int_value(node, ctx.source) == 0xFFFFFFFF or text in ("~0u", "~0U", "(~0u)", "~0x0u", "-1u", "-1U"):
+        return True
+    # uint32_t(-1), (unsigned)-1, static_cast<uint32_t>(-1): all lanes, in 32 bits
+    return bool(re.fullmatch(r"(\(?(uint32_t|unsigned(int)?)\)?|static_cast<(uint32_t|unsigned(int)?)>)\(?-1\)?", text))
 
 
 def _mask_edit(node: tree_sitter.Node) -> tuple[Edit, ...]:
