@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import pytest
+from compilers import hip_compile, nvcc_compile, require_hip, require_nvcc
 from corpus_cases import CORPUS, directives
 from typer.testing import CliRunner
 
@@ -35,44 +35,19 @@ int main() {
 """
 
 
-def require_nvcc():
-    nvcc = toolchains.find_nvcc()
-    if nvcc is None:
-        pytest.skip("no nvcc: `porter doctor` says how to get one")
-    return nvcc
-
-
-def require_hip():
-    hip = toolchains.find_hip_toolchain()
-    if hip is None:
-        pytest.skip("no HIP toolchain: run `porter setup rocm-sysroot` and install clang-19")
-    return hip
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NVCC_CASES, ids=[p.relative_to(CORPUS).as_posix() for p in NVCC_CASES])
 def test_corpus_case_compiles_with_nvcc(path, tmp_path):
-    nvcc = require_nvcc()
-    result = subprocess.run(
-        [str(nvcc.path), "-std=c++17", "-arch=sm_90", "-c", str(path), "-o", str(tmp_path / "out.o")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = nvcc_compile(path, tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
 def test_sysroot_compiles_hip_with_resource_remarks(target, tmp_path):
-    hip = require_hip()
     source = tmp_path / "block_sum.hip"
     source.write_text(HIP_PROGRAM)
-    command = [
-        str(hip.clang), "-O3", *hip.hip_flags(), f"--offload-arch={target}",
-        "-Rpass-analysis=kernel-resource-usage", "-c", str(source), "-o", str(tmp_path / "out.o"),
-    ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    result = hip_compile(source, tmp_path, targets=(target,), extra=("-O3", "-Rpass-analysis=kernel-resource-usage"))
     assert result.returncode == 0, result.stderr[-3000:]
     remarks = result.stderr
     assert "Function Name: _Z9block_sumPKfPfi" in remarks

@@ -330,7 +330,7 @@ def _plan(src: Path, outcomes, changed: dict[str, bytes], generated: dict[str, b
             else:
                 plan.copies[out_rel] = path
             if buildfiles.is_makefile(path):
-                variant = buildfiles.hipcc_makefile(path.read_bytes(), targets)
+                variant = buildfiles.hipcc_makefile(path.read_bytes(), targets, mode)
                 if variant is not None:
                     plan.files[rel + ".hip" if mode == "portable" else rel] = variant
     plan.files.update(generated)
