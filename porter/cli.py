@@ -55,6 +55,9 @@ def write_output(text: str, output: Path | None) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, output)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -203,6 +206,143 @@ def _with_progress(work):
     with Progress(transient=True) as progress:
         task = progress.add_task("porter", total=None)
         return work(lambda rel: progress.update(task, advance=1, description=rel[-40:]))
+
+
+@app.command()
+def report(
+    results: Annotated[
+        list[Path], typer.Argument(help="scan/convert/build/verify JSON files, or a directory of them.")
+    ],
+    output: Annotated[list[Path], typer.Option("--output", "-o", help="Report file(s): .html, .md, .json or .sarif.")],
+) -> None:
+    """Render a port report from porter's JSON results; the format follows each output's suffix."""
+    from porter.report.merge import ResultsError, load_results
+    from porter.report.render import ReportError, render
+
+    try:
+        merged = load_results(results)
+        rendered = [(path, render(merged, path)) for path in output]
+    except (ResultsError, ReportError) as exc:
+        raise fail(str(exc)) from exc
+    for path, text in rendered:
+        write_output(text, path)
+        typer.echo(f"wrote {path}")
+
+
+class FailOn(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+def _scan_for_gate(paths: list[Path], target, rocm_version):
+    from porter.config import ConfigError, load_config
+    from porter.discover import DiscoveryError
+    from porter.scan import scan as run_scan
+
+    try:
+        config = load_config(paths[0]).with_overrides(target, rocm_version)
+        return run_scan(paths, config)
+    except (ConfigError, DiscoveryError) as exc:
+        raise fail(str(exc)) from exc
+
+
+@app.command()
+def baseline(
+    paths: Annotated[list[Path], typer.Argument(help="What `porter check` will scan.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The baseline file to write.")] = Path(
+        "porter-baseline.json"
+    ),
+    target: Annotated[list[str] | None, typer.Option("--target")] = None,
+    rocm_version: Annotated[str | None, typer.Option("--rocm-version")] = None,
+) -> None:
+    """Record today's findings, so that `porter check` fails only on new ones."""
+    from porter.check import write_baseline
+
+    count = write_baseline(_scan_for_gate(paths, target, rocm_version), output)
+    typer.echo(f"wrote {output}: {count} finding(s) in the baseline")
+
+
+@app.command()
+def check(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories to scan.")],
+    baseline_file: Annotated[
+        Path | None, typer.Option("--baseline", help="Findings to tolerate (from `porter baseline`).")
+    ] = None,
+    fail_on: Annotated[
+        FailOn, typer.Option("--fail-on", help="Lowest severity of a new finding that fails.")
+    ] = FailOn.ERROR,
+    format: Annotated[PlainFormat, typer.Option("--format", "-f")] = PlainFormat.TEXT,
+    sarif: Annotated[
+        Path | None, typer.Option("--sarif", help="Also write the scan as SARIF (for code scanning).")
+    ] = None,
+    target: Annotated[list[str] | None, typer.Option("--target")] = None,
+    rocm_version: Annotated[str | None, typer.Option("--rocm-version")] = None,
+) -> None:
+    """The CI gate: exit 1 on new findings at or above --fail-on, 0 otherwise, 2 on a usage error."""
+    from porter.check import BaselineError, read_baseline
+    from porter.check import check as run_check
+    from porter.findings import Severity
+    from porter.report.sarif import to_sarif
+
+    try:
+        known = read_baseline(baseline_file) if baseline_file else set()
+    except BaselineError as exc:
+        raise fail(str(exc)) from exc
+    result = _scan_for_gate(paths, target, rocm_version)
+    outcome = run_check(result, known, Severity(str(fail_on)))
+    if sarif is not None:
+        write_output(
+            json.dumps(to_sarif(result.findings, result.root.resolve().as_uri() + "/"), indent=2) + "\n", sarif
+        )
+    if format is PlainFormat.JSON:
+        typer.echo(json.dumps(outcome.to_json(), indent=2))
+    else:
+        for finding in outcome.new:
+            typer.echo(
+                f"{finding.file}:{finding.line}:{finding.span.column}: {finding.rule} {finding.severity}: {finding.message}"
+            )
+        typer.echo(
+            f"porter check: {len(outcome.new)} new finding(s) at or above {fail_on}; "
+            f"{outcome.known} in the baseline, {outcome.below_threshold} new below {fail_on}, {outcome.suppressed} suppressed inline"
+        )
+    raise typer.Exit(1 if outcome.failed else 0)
+
+
+ci_app = typer.Typer(help="CI configuration for ROCm.", no_args_is_help=True)
+app.add_typer(ci_app, name="ci")
+
+
+@ci_app.command("init")
+def ci_init(
+    root: Annotated[Path, typer.Argument(help="The repository root.")] = Path("."),
+    baseline_file: Annotated[str, typer.Option("--baseline")] = "porter-baseline.json",
+    target: Annotated[str, typer.Option("--target")] = "gfx942",
+    gpu_labels: Annotated[
+        str, typer.Option("--gpu-labels", help="Runner labels of the ROCm GPU job, comma-separated.")
+    ] = "self-hosted,rocm",
+    porter_spec: Annotated[str, typer.Option("--porter-spec", help="What CI installs with pip.")] = "porter",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the files instead of writing them.")] = False,
+) -> None:
+    """Write a GitHub Actions workflow and a pre-commit hook that gate on new ROCm portability findings."""
+    from porter.ci import PRE_COMMIT, CiOptions, plan
+
+    if not root.is_dir():
+        raise fail(f"{root}: not a directory")
+    labels = tuple(label.strip() for label in gpu_labels.split(",") if label.strip())
+    if not labels:
+        raise fail("--gpu-labels needs at least one label")
+    commands = {c.name or c.callback.__name__ for c in app.registered_commands}
+    files = plan(root, CiOptions(baseline_file, target, labels, porter_spec), commands)
+    for path, text in files.items():
+        if dry_run:
+            typer.echo(f"--- {path}\n{text}")
+            continue
+        if path.name == PRE_COMMIT.name and path.exists():
+            typer.echo(f"{path} exists: add this hook to it yourself:\n{text}")
+            continue
+        write_output(text, path)
+        typer.echo(f"wrote {path}")
 
 
 @app.command()

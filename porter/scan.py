@@ -23,6 +23,7 @@ from porter.parse import error_count, parse
 from porter.rules import FAMILIES, FileContext
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile
+from porter.suppress import apply_suppressions
 
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 24
@@ -48,6 +49,8 @@ class FileResult:
     clang_detail: str = ""
     error: str | None = None
     torch_extensions: list[TorchExtension] = field(default_factory=list)
+    suppressed: list[Finding] = field(default_factory=list)
+    kernels: list[dict] = field(default_factory=list)  # {name, line, end_line}
 
 
 @dataclass
@@ -87,6 +90,8 @@ class ScanResult:
             },
             "file_errors": [{"file": r.rel, "error": r.error} for r in self.files if r.error],
             "torch_extensions": [e.to_json() for r in self.files for e in r.torch_extensions],
+            "kernels": [{"file": r.rel, **k} for r in self.files for k in r.kernels],
+            "suppressed": dict(sorted(Counter(f.rule for r in self.files for f in r.suppressed).items())),
             "compile_commands": str(self.discovery.compile_commands.path) if self.discovery.compile_commands else None,
             "skipped_vendored": self.discovery.skipped_vendored,
             "targets": list(self.config.targets),
@@ -119,11 +124,23 @@ def analyze_file(file: DiscoveredFile, config: Config, deep: Deep, extra_args: l
         _deepen(ctx, result, deep, extra_args)
         if file.kind is FileKind.SETUP_PY or (file.path.suffix == ".py"):
             result.torch_extensions = find_torch_extensions(file.rel, source.data)
+        result.kernels = _kernels(ctx)
+        result.findings, result.suppressed = apply_suppressions(source, _dedupe(result.findings))
     except Exception as exc:  # one broken file or rule must not end the run
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
         result.clang_detail = traceback.format_exc(limit=4)
-    result.findings = _dedupe(result.findings)
+        result.findings = _dedupe(result.findings)
     return result
+
+
+def _kernels(ctx: FileContext) -> list[dict]:
+    """The file's __global__ functions: the report groups findings by them."""
+    kernels = []
+    for info in ctx.device.functions if ctx.source.kind.is_c_family else []:
+        if info.is_kernel and info.node is not None:
+            name = info.name.split("(")[0].strip()
+            kernels.append({"name": name, "line": info.node.start_point[0] + 1, "end_line": info.node.end_point[0] + 1})
+    return sorted(kernels, key=lambda k: k["line"])
 
 
 def _deepen(ctx: FileContext, result: FileResult, deep: Deep, extra_args: list[str] | None) -> None:

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# porter's main job on the bundled corpus: set up, check the toolchains, scan, write reports.
+# porter's main job on the bundled corpus: set up, check the toolchains, scan, convert, report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 .venv/bin/porter doctor || true
-mkdir -p reports
-.venv/bin/porter scan corpus --format json --output reports/corpus-scan.json
-.venv/bin/porter scan corpus --format sarif --output reports/corpus-scan.sarif
-.venv/bin/porter scan corpus | tee reports/corpus-scan.txt | tail -n 5
-echo "reports written: reports/corpus-scan.{txt,json,sarif}"
+mkdir -p reports/corpus
+.venv/bin/porter scan corpus --format json --output reports/corpus/scan.json
+.venv/bin/porter convert corpus --output reports/corpus/portable --format json > reports/corpus/convert.json
+.venv/bin/porter report reports/corpus/scan.json reports/corpus/convert.json \
+  --output reports/corpus/report.html --output reports/corpus/report.md \
+  --output reports/corpus/report.json --output reports/corpus/report.sarif
+.venv/bin/porter scan corpus | tail -n 3
+cat reports/corpus/report.md
+echo "reports written: reports/corpus/ (report.html, report.md, report.json, report.sarif, the portable tree)"

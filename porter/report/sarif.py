@@ -31,11 +31,13 @@ def _result(finding: Finding, index: dict[str, int]) -> dict:
                 "startColumn": finding.span.column,
                 "endLine": finding.span.end_line,
                 "endColumn": finding.span.end_column,
-                "byteOffset": finding.span.start_byte,
-                "byteLength": finding.span.end_byte - finding.span.start_byte,
             },
         }
     }
+    if finding.span.end_byte > finding.span.start_byte:
+        region = location["physicalLocation"]["region"]
+        region["byteOffset"] = finding.span.start_byte
+        region["byteLength"] = finding.span.end_byte - finding.span.start_byte
     result = {
         "ruleId": finding.rule,
         "ruleIndex": index[finding.rule],

@@ -1,0 +1,135 @@
+"""Reading result files (scan, convert, build, verify) and merging them into one document."""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from porter import __version__
+
+
+class ResultsError(Exception):
+    """A results file cannot be read or is not porter output; the message names it."""
+
+
+KINDS = ("scan", "convert", "build", "verify")
+EFFORT_WEIGHTS = {"none": 0, "low": 1, "medium": 3, "high": 8}
+
+
+def kind_of_result(document: dict) -> str | None:
+    if "findings" in document and "summary" in document:
+        return "scan"
+    if "summary" in document and "files" in document and "mode" in document.get("summary", {}):
+        return "convert"
+    if "units" in document:
+        return "build"
+    if "cases" in document:
+        return "verify"
+    if "merged" in document:
+        return "merged"
+    return None
+
+
+def load_results(paths: list[Path]) -> dict:
+    """Files named, or every *.json in a directory named, merged by kind (a later file wins)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(path.glob("*.json")))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ResultsError(f"{path}: no such file or directory")
+    merged: dict = {"merged": True, "porter_version": __version__, "sources": []}
+    for file in files:
+        try:
+            document = json.loads(file.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ResultsError(f"{file}: not JSON: {exc}") from exc
+        kind = kind_of_result(document) if isinstance(document, dict) else None
+        if kind is None:
+            raise ResultsError(f"{file}: not a porter result (scan, convert, build or verify JSON)")
+        if kind == "merged":
+            merged.update({k: v for k, v in document.items() if k in KINDS})
+        else:
+            merged[kind] = document
+        merged["sources"].append(str(file))
+    if not any(k in merged for k in KINDS):
+        raise ResultsError("no results given: pass scan/convert/build/verify JSON files or a directory holding them")
+    merged["provenance"] = provenance(merged)
+    merged["overview"] = overview(merged)
+    return merged
+
+
+def effort_of(finding: dict) -> str:
+    if finding["fix"] == "auto":
+        return "none"
+    if finding["fix"] == "suggested":
+        return "low"
+    return "high" if finding["severity"] == "error" else "medium"
+
+
+def overview(merged: dict) -> dict:
+    """The figures the summary shows: shares, effort, score."""
+    scan = merged.get("scan")
+    if not scan:
+        return {}
+    findings = scan["findings"]
+    total = len(findings)
+    by_fix = Counter(f["fix"] for f in findings)
+    effort_by_file: dict[str, int] = {}
+    for finding in findings:
+        effort_by_file[finding["file"]] = effort_by_file.get(finding["file"], 0) + EFFORT_WEIGHTS[effort_of(finding)]
+    auto_share = by_fix["auto"] / total if total else 1.0
+    # Score: the share of findings porter fixes, with suggested fixes worth half. 100 is a tree
+    # that ports by itself; it is a summary for comparing trees, not a promise.
+    score = round(100 * (by_fix["auto"] + 0.5 * by_fix["suggested"]) / total) if total else 100
+    return {
+        "files": scan["summary"]["files"],
+        "lines": scan["summary"]["lines"],
+        "kernels": len(scan["summary"].get("kernels", [])),
+        "findings": total,
+        "auto_share": round(auto_share, 3),
+        "effort_points": sum(effort_by_file.values()),
+        "effort_by_file": dict(sorted(effort_by_file.items(), key=lambda item: -item[1])),
+        "effort_buckets": dict(Counter(effort_of(f) for f in findings)),
+        "score": score,
+        "suppressed": scan["summary"].get("suppressed", {}),
+    }
+
+
+def effort_bucket(points: int) -> str:
+    return "none" if points == 0 else "low" if points <= 3 else "medium" if points <= 15 else "high"
+
+
+def _git_commit(root: str | None) -> str | None:
+    if not root:
+        return None
+    try:
+        out = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def provenance(merged: dict) -> dict:
+    from porter.build.doctor import run_checks
+
+    scan = merged.get("scan") or {}
+    root = scan.get("summary", {}).get("root")
+    return {
+        "porter": merged.get("porter_version", __version__),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "toolchains": {c.name: c.detail if c.status == "ok" else c.status for c in run_checks()},
+        "gpus": sorted({c.get("gpu") for c in (merged.get("verify") or {}).get("cases", []) if c.get("gpu")})
+        or ["none"],
+        "targets": scan.get("summary", {}).get("targets"),
+        "rocm_version": scan.get("summary", {}).get("rocm_version"),
+        "root": root,
+        "commit": _git_commit(root),
+    }

@@ -1,0 +1,194 @@
+"""`porter report`: one merged document, rendered by the output's suffix (.html, .md, .json, .sarif)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+from porter.report.charts import paired_bars, stacked_bars
+from porter.report.merge import EFFORT_WEIGHTS, effort_bucket, effort_of
+
+FORMATS = (".html", ".md", ".json", ".sarif")
+
+
+class ReportError(Exception):
+    """The report cannot be rendered as asked; the message says why."""
+
+
+@cache
+def _templates() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("porter.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render(merged: dict, output: Path) -> str:
+    suffix = output.suffix.lower()
+    if suffix == ".html":
+        return render_html(merged)
+    if suffix == ".md":
+        return render_markdown(merged)
+    if suffix == ".json":
+        return json.dumps(merged, indent=2) + "\n"
+    if suffix == ".sarif":
+        return render_sarif(merged)
+    raise ReportError(f"{output}: unknown report format {suffix or '(none)'}; use one of {', '.join(FORMATS)}")
+
+
+def _file_views(scan: dict) -> list[dict]:
+    """Findings per file, grouped by kernel (a finding inside a kernel's lines) and the rest."""
+    kernels_by_file = defaultdict(list)
+    for kernel in scan["summary"].get("kernels", []):
+        kernels_by_file[kernel["file"]].append(kernel)
+    by_file = defaultdict(list)
+    for finding in scan["findings"]:
+        by_file[finding["file"]].append(finding)
+    views = []
+    for name, findings in by_file.items():
+        groups = []
+        rest = list(findings)
+        for kernel in kernels_by_file.get(name, []):
+            inside = [f for f in rest if kernel["line"] <= f["line"] <= kernel["end_line"]]
+            if inside:
+                groups.append(
+                    {
+                        "title": f"kernel {kernel['name']} (lines {kernel['line']}-{kernel['end_line']})",
+                        "findings": inside,
+                    }
+                )
+                rest = [f for f in rest if f not in inside]
+        if rest:
+            groups.insert(0, {"title": "outside kernels" if groups else "findings", "findings": rest})
+        points = sum(EFFORT_WEIGHTS[effort_of(f)] for f in findings)
+        views.append(
+            {
+                "name": name,
+                "findings": findings,
+                "auto": sum(1 for f in findings if f["fix"] == "auto"),
+                "effort": f"{effort_bucket(points)} ({points})",
+                "points": points,
+                "groups": groups,
+            }
+        )
+    return sorted(views, key=lambda v: (-v["points"], v["name"]))
+
+
+def _category_chart(scan: dict) -> str:
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for finding in scan["findings"]:
+        counts[finding["category"]][finding["fix"]] += 1
+    rows = sorted(((category, dict(c)) for category, c in counts.items()), key=lambda row: -sum(row[1].values()))
+    return stacked_bars(rows)
+
+
+def _occupancy_chart(build: dict) -> str:
+    rows = []
+    for kernel in build.get("kernels", []):
+        targets = kernel.get("targets", {})
+        nvidia = next((v.get("occupancy") for t, v in targets.items() if t.startswith("sm_")), None)
+        amd = next((v.get("occupancy") for t, v in targets.items() if t.startswith("gfx")), None)
+        rows.append((kernel["name"][:28], nvidia, amd))
+    return paired_bars(rows, "NVIDIA (warps/SM)", "AMD (waves/SIMD)")
+
+
+def _performance_chart(verify: dict) -> str:
+    rows = [
+        (f"{c['name']} {c.get('variant', '')}"[:28], 1.0, c["time_ratio"])
+        for c in verify.get("cases", [])
+        if c.get("time_ratio")
+    ]
+    return paired_bars(rows, "original", "port", unit="×")
+
+
+def _build_matrix(build: dict) -> tuple[list[str], dict]:
+    targets = sorted({u["target"] for u in build.get("units", [])})
+    matrix: dict[str, dict] = defaultdict(dict)
+    for unit in build.get("units", []):
+        matrix[unit["file"]][unit["target"]] = unit
+    return targets, dict(matrix)
+
+
+def render_html(merged: dict) -> str:
+    scan, build, verify = merged.get("scan"), merged.get("build"), merged.get("verify")
+    targets, matrix = _build_matrix(build or {})
+    return (
+        _templates()
+        .get_template("report.html.j2")
+        .render(
+            scan=scan,
+            convert=merged.get("convert"),
+            build=build,
+            verify=verify,
+            overview=merged.get("overview") or {},
+            provenance=merged["provenance"],
+            sources=merged.get("sources", []),
+            files=_file_views(scan) if scan else [],
+            category_chart=_category_chart(scan) if scan else "",
+            occupancy_chart=_occupancy_chart(build) if build else "",
+            performance_chart=_performance_chart(verify) if verify else "",
+            build_targets=targets,
+            build_matrix=matrix,
+        )
+    )
+
+
+def render_markdown(merged: dict) -> str:
+    """A short summary for a pull-request comment."""
+    lines = ["## porter port report", ""]
+    overview = merged.get("overview") or {}
+    scan = merged.get("scan")
+    if scan:
+        lines.append(
+            f"**Portability score {overview['score']}/100** · {overview['files']} files, {overview['kernels']} kernels · "
+            f"{overview['findings']} findings, {round(overview['auto_share'] * 100)}% fixed automatically · effort {overview['effort_points']} points"
+        )
+        lines += ["", "| category | auto | suggested | manual |", "|---|---:|---:|---:|"]
+        counts: dict[str, Counter] = defaultdict(Counter)
+        for finding in scan["findings"]:
+            counts[finding["category"]][finding["fix"]] += 1
+        for category, c in sorted(counts.items(), key=lambda item: -sum(item[1].values())):
+            lines.append(f"| {category} | {c['auto']} | {c['suggested']} | {c['manual']} |")
+        hardest = [v for v in _file_views(scan) if v["points"]][:5]
+        if hardest:
+            lines += ["", "Most effort: " + ", ".join(f"`{v['name']}` ({v['effort']})" for v in hardest)]
+        if overview.get("suppressed"):
+            lines.append("Suppressed inline: " + ", ".join(f"{r} {n}" for r, n in overview["suppressed"].items()))
+    build, verify = merged.get("build"), merged.get("verify")
+    lines.append("")
+    if build:
+        units = build.get("units", [])
+        ok = sum(1 for u in units if u["status"] == "ok")
+        lines.append(f"Build: {ok} of {len(units)} units built.")
+    else:
+        lines.append("Build: not run.")
+    if verify:
+        statuses = Counter(c["status"] for c in verify.get("cases", []))
+        lines.append("Verify: " + ", ".join(f"{n} {s}" for s, n in statuses.items()) + ".")
+    else:
+        lines.append("Verify: not run — numerical and performance equivalence are unproven.")
+    return "\n".join(lines) + "\n"
+
+
+def render_sarif(merged: dict) -> str:
+    from porter.findings import Engine, Finding, FixKind, Severity, Span
+    from porter.report.sarif import to_sarif
+
+    scan = merged.get("scan")
+    if not scan:
+        raise ReportError("SARIF is made from scan results, and none were given")
+    findings = [
+        Finding(
+            f["rule"], f["category"], Severity(f["severity"]), FixKind(f["fix"]), f["message"], f["file"],
+            Span(0, 0, f["line"], f["column"], f["end_line"], f["end_column"]), Engine(f["engine"]),
+        )
+        for f in scan["findings"]
+    ]  # fmt: skip
+    root = Path(scan["summary"].get("root", ".")).resolve().as_uri() + "/"
+    return json.dumps(to_sarif(findings, root), indent=2) + "\n"
