@@ -96,6 +96,7 @@ def scan(
     deep: Annotated[
         str, typer.Option("--deep", help="libclang layer: auto (where rules need it), always, never.")
     ] = "auto",
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse every file again, ignoring the scan cache.")] = False,
 ) -> None:
     """Scan CUDA sources and build files for what breaks or changes on AMD GPUs."""
     from porter.config import ConfigError, load_config
@@ -111,7 +112,7 @@ def scan(
         raise fail(f"--deep must be one of auto, always, never (got {deep!r})") from None
     try:
         config = load_config(paths[0]).with_overrides(target, rocm_version)
-        result = run_scan(paths, config, jobs=jobs, deep=deep_mode)
+        result = run_scan(paths, config, jobs=jobs, deep=deep_mode, use_cache=not no_cache)
     except (ConfigError, DiscoveryError) as exc:
         raise fail(str(exc)) from exc
     if format is ScanFormat.JSON:
@@ -164,7 +165,7 @@ def convert(
         raise fail(f"--backup-suffix must be a non-empty file-name suffix, got {backup_suffix!r}")
     if not src.exists():
         raise fail(f"{src}: no such file or directory")
-    options = ConvertOptions(src, output, str(mode), in_place, backup_suffix, annotate, diff, jobs)
+    options = ConvertOptions(src, output, str(mode), in_place, backup_suffix, annotate, diff, jobs, use_cache=True)
     try:
         config = load_config(src).with_overrides(target, rocm_version)
         result = _with_progress(lambda progress: run_convert(options, config, progress))
@@ -242,7 +243,7 @@ def _scan_for_gate(paths: list[Path], target, rocm_version):
 
     try:
         config = load_config(paths[0]).with_overrides(target, rocm_version)
-        return run_scan(paths, config)
+        return run_scan(paths, config, use_cache=True)
     except (ConfigError, DiscoveryError) as exc:
         raise fail(str(exc)) from exc
 

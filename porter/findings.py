@@ -62,6 +62,10 @@ class Edit:
     replacement: bytes
     mode: str = "any"
 
+    @classmethod
+    def from_json(cls, data: dict) -> Edit:
+        return cls(data["start"], data["end"], data["replacement"].encode("utf-8", "surrogateescape"), data["mode"])
+
     def to_json(self) -> dict:
         return {
             "start": self.start,
@@ -103,6 +107,24 @@ class Finding:
     def sort_key(self) -> tuple:
         return (self.file, self.span.start_byte, self.rule, self.span.end_byte)
 
+    @classmethod
+    def from_json(cls, data: dict) -> Finding:
+        span = Span(
+            data["start_byte"], data["end_byte"], data["line"], data["column"], data["end_line"], data["end_column"]
+        )
+        return cls(
+            rule=data["rule"],
+            category=data["category"],
+            severity=Severity(data["severity"]),
+            fix=FixKind(data["fix"]),
+            message=data["message"],
+            file=data["file"],
+            span=span,
+            engine=Engine(data["engine"]),
+            edits=tuple(Edit.from_json(e) for e in data["edits"]),
+            snippet=data.get("snippet", ""),
+        )
+
     def to_json(self) -> dict:
         return {
             "file": self.file,
@@ -118,4 +140,6 @@ class Finding:
             "engine": str(self.engine),
             "edits": [e.to_json() for e in self.edits],
             "snippet": self.snippet,
+            "start_byte": self.span.start_byte,
+            "end_byte": self.span.end_byte,
         }

@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from porter import __version__, clang
+from porter import cache as scan_cache
 from porter.config import Config
 from porter.discover import DiscoveredFile, Discovery, TorchExtension, discover, find_torch_extensions
 from porter.findings import Finding
@@ -107,13 +108,60 @@ class ScanResult:
         }
 
 
-def analyze_file(file: DiscoveredFile, config: Config, deep: Deep, extra_args: list[str] | None) -> FileResult:
+def _to_cache(result: FileResult) -> dict:
+    return {
+        "lines": result.lines,
+        "size": result.size,
+        "findings": [f.to_json() for f in result.findings],
+        "suppressed": [f.to_json() for f in result.suppressed],
+        "parse_errors": result.parse_errors,
+        "clang": result.clang,
+        "clang_detail": result.clang_detail,
+        "torch_extensions": [e.to_json() for e in result.torch_extensions],
+        "kernels": result.kernels,
+    }
+
+
+def _from_cache(file: DiscoveredFile, cached: dict) -> FileResult:
+    return FileResult(
+        rel=file.rel,
+        kind=str(file.kind),
+        lines=cached["lines"],
+        size=cached["size"],
+        findings=[Finding.from_json(f) for f in cached["findings"]],
+        parse_errors=cached["parse_errors"],
+        clang=cached["clang"],
+        clang_detail=cached["clang_detail"],
+        torch_extensions=[TorchExtension(**{**e, "sources": tuple(e["sources"])}) for e in cached["torch_extensions"]],
+        suppressed=[Finding.from_json(f) for f in cached["suppressed"]],
+        kernels=cached["kernels"],
+    )
+
+
+def analyze_file(
+    file: DiscoveredFile, config: Config, deep: Deep, extra_args: list[str] | None, use_cache: bool = False
+) -> FileResult:
     result = FileResult(rel=file.rel, kind=str(file.kind))
     try:
         source = SourceFile.read(file.path, file.rel, file.kind)
     except OSError as exc:
         result.error = f"cannot read: {exc.strerror or exc}"
         return result
+    entry = None
+    if use_cache:
+        parts = [file.rel, ",".join(config.targets), config.rocm_version, str(deep), " ".join(extra_args or [])]
+        parts.append("clang" if clang.find_setup() else "no-clang")
+        entry = scan_cache.key(parts, source.data)
+        cached = scan_cache.load(entry)
+        if cached is not None:
+            return _from_cache(file, cached)
+    _analyze(source, file, config, deep, extra_args, result)
+    if entry is not None and result.error is None:
+        scan_cache.store(entry, _to_cache(result))
+    return result
+
+
+def _analyze(source, file, config, deep, extra_args, result: FileResult) -> None:
     result.lines, result.size = source.line_count, len(source.data)
     try:
         parsed = parse(source)
@@ -130,7 +178,6 @@ def analyze_file(file: DiscoveredFile, config: Config, deep: Deep, extra_args: l
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
         result.clang_detail = traceback.format_exc(limit=4)
         result.findings = _dedupe(result.findings)
-    return result
 
 
 def _kernels(ctx: FileContext) -> list[dict]:
@@ -180,12 +227,17 @@ def _analyze_star(args: tuple) -> FileResult:
 
 
 def scan(
-    paths: list[Path], config: Config, jobs: int | None = None, deep: Deep = Deep.AUTO, progress=None
+    paths: list[Path],
+    config: Config,
+    jobs: int | None = None,
+    deep: Deep = Deep.AUTO,
+    progress=None,
+    use_cache: bool = False,
 ) -> ScanResult:
     started = time.perf_counter()
     discovery = discover(paths, config)
     database = discovery.compile_commands
-    tasks = [(f, config, deep, database.flags_for(f.path) if database else None) for f in discovery.files]
+    tasks = [(f, config, deep, database.flags_for(f.path) if database else None, use_cache) for f in discovery.files]
     jobs = jobs or os.cpu_count() or 1
     results: list[FileResult] = []
     if jobs == 1 or len(tasks) < PARALLEL_THRESHOLD:

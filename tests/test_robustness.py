@@ -100,3 +100,20 @@ def test_real_package_from_pypi_scans_without_a_crash():
     assert summary["files"] >= 20
     assert summary["file_errors"] == []
     assert summary["by_category"].get("api", 0) > 0
+
+
+def test_the_scan_cache_returns_the_same_results_and_follows_edits(tmp_path, monkeypatch):
+    monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.cu").write_text("__global__ void k(int* x) { x[threadIdx.x & 31] = 0; }\n")
+    first = scan([tree], Config(), jobs=1, use_cache=True)
+    assert list((tmp_path / "cache" / "scan").rglob("*.json"))
+    second = scan([tree], Config(), jobs=1, use_cache=True)
+    assert [f.to_json() for f in second.findings] == [f.to_json() for f in first.findings] != []
+    assert second.summary()["kernels"] == first.summary()["kernels"]
+    (tree / "a.cu").write_text("__global__ void k(int* x) { x[threadIdx.x] = 0; }\n")
+    third = scan([tree], Config(), jobs=1, use_cache=True)
+    assert [f.rule for f in third.findings] == []
+    other_target = scan([tree], Config(targets=("gfx1100",)), jobs=1, use_cache=True)
+    assert other_target.findings == []

@@ -56,6 +56,7 @@ class ConvertOptions:
     annotate: bool = False
     diff: bool = False
     jobs: int | None = None
+    use_cache: bool = False
 
 
 @dataclass
@@ -125,7 +126,7 @@ def convert(options: ConvertOptions, config: Config, progress=None) -> ConvertRe
     else:
         destination = options.out
         check_destination(src, destination)
-    result = scan([src], config, jobs=options.jobs, progress=progress)
+    result = scan([src], config, jobs=options.jobs, progress=progress, use_cache=options.use_cache)
     by_file: dict[str, list[Finding]] = {}
     for finding in result.findings:
         by_file.setdefault(finding.file, []).append(finding)

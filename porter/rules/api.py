@@ -248,7 +248,7 @@ def _kernel_pointers(ctx: FileContext) -> Iterable[Finding]:
             continue
         replacement = f"reinterpret_cast<const void*>({text})".encode("utf-8", "surrogateescape")
         yield KERNEL_POINTER.finding(
-            ctx, argument.start_byte, argument.end_byte, f"`{name}` on HIP takes `const void*`, not the kernel `{text}`",
+            ctx, argument.start_byte, argument.end_byte, f"`{text}` is passed to `{name}`, which on HIP takes `const void*`, not a kernel pointer",
             edits=(Edit(argument.start_byte, argument.end_byte, replacement),),
         )  # fmt: skip
 
