@@ -43,6 +43,15 @@ PACKAGES = {
     "deepspeed": Package(
         "deepspeed", "0.19.8", "9e491abd0827ea5c389dd702e15e11e13d83d904bac4a20d6c2a4cb37207a9af", "csrc"
     ),
+    "nerfacc": Package(
+        "nerfacc", "0.5.3", "01850cbbd71b6aeab059cbfb695755f8b6604f3fdfe48c44925b4b97c0c324db", "nerfacc/cuda/csrc"
+    ),
+    "flashinfer-python": Package(
+        "flashinfer-python",
+        "0.7.2.post1",
+        "af60319898dcfd552ba12a34165b9dd46c0bbd83d48ce665b1df6bd6ae77e9f1",
+        "include/flashinfer",
+    ),
 }
 
 

@@ -96,7 +96,9 @@ def scan(
     deep: Annotated[
         str, typer.Option("--deep", help="libclang layer: auto (where rules need it), always, never.")
     ] = "auto",
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Analyse every file again, ignoring the scan cache.")] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Analyse every file again, ignoring the scan cache.")
+    ] = False,
 ) -> None:
     """Scan CUDA sources and build files for what breaks or changes on AMD GPUs."""
     from porter.config import ConfigError, load_config

@@ -7,6 +7,7 @@ context where the tree is broken. The libclang layer (porter.clang) deepens file
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -32,7 +33,52 @@ def query(pattern: str) -> tree_sitter.Query:
     return tree_sitter.Query(cuda_language(), pattern)
 
 
+# Node types the rules ask for again and again: one query collects them all, once per tree, and
+# `captures` answers the simple `(type) @name` patterns from that index instead of walking the
+# tree once per rule.
+INDEXED_TYPES = (
+    "binary_expression", "call_expression", "init_declarator", "assignment_expression", "declaration",
+    "for_statement", "preproc_arg", "preproc_def", "function_definition", "gnu_asm_expression",
+    "template_argument_list", "launch_bounds", "subscript_expression", "array_declarator", "enumerator",
+    "optional_parameter_declaration", "ERROR", "preproc_include", "kernel_call_syntax", "preproc_if",
+    "preproc_elif", "preproc_ifdef",
+)  # fmt: skip
+_SIMPLE = re.compile(r"\((\w+)\) @(\w+)")
+_index: dict = {"root": None, "nodes": None}
+
+
+def _root_of(node: tree_sitter.Node) -> tree_sitter.Node:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def _indexed(node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]] | None:
+    root = _root_of(node)
+    if _index["root"] is None or _index["root"].id != root.id or _index["root"].end_byte != root.end_byte:
+        pattern = "[" + " ".join(f"({t})" for t in INDEXED_TYPES) + "] @n"
+        found: dict[str, list[tree_sitter.Node]] = {}
+        for item in tree_sitter.QueryCursor(query(pattern)).captures(root).get("n", []):
+            found.setdefault(item.type, []).append(item)
+        for nodes in found.values():
+            nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+        _index.update(root=root, nodes=found)
+    return _index["nodes"]
+
+
+def define_names(root: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The name node of every object-like `#define` in the tree."""
+    defines = captures("(preproc_def) @d", root).get("d", [])
+    return [name for d in defines if (name := d.child_by_field_name("name")) is not None]
+
+
 def captures(pattern: str, node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
+    simple = _SIMPLE.fullmatch(pattern)
+    if simple and simple.group(1) in INDEXED_TYPES:
+        nodes = _indexed(node).get(simple.group(1), [])
+        if node.parent is not None:
+            nodes = [n for n in nodes if node.start_byte <= n.start_byte and n.end_byte <= node.end_byte]
+        return {simple.group(2): nodes}
     return tree_sitter.QueryCursor(query(pattern)).captures(node)
 
 
@@ -102,6 +148,7 @@ def _inside(node: tree_sitter.Node, kind: str) -> bool:
 def parse(source: SourceFile) -> ParsedFile:
     if not source.kind.is_c_family:
         return ParsedFile(source=source, tree=None)
+    _index.update(root=None, nodes=None)  # node ids are only unique within one live tree
     return ParsedFile(source=source, tree=_parser().parse(source.data))
 
 

@@ -256,9 +256,9 @@ def _kernel_pointers(ctx: FileContext) -> Iterable[Finding]:
 def _launches(ctx: FileContext) -> Iterable[Finding]:
     from porter.parse import captures
 
-    for node in captures("(call_expression function: (_) @kernel (kernel_call_syntax) @launch)", ctx.parsed.root).get(
-        "launch", []
-    ):
+    for node in captures("(kernel_call_syntax) @launch", ctx.parsed.root).get("launch", []):
+        if node.parent is None or node.parent.type != "call_expression":
+            continue
         call = node.parent
         kernel = call.child_by_field_name("function")
         name = ctx.source.text(kernel.start_byte, kernel.end_byte) if kernel else "kernel"

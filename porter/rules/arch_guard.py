@@ -77,7 +77,20 @@ _VERSION = re.compile(
 _CAPABILITY = re.compile(
     rb"(?:\.|->)\s*major\s*(>=|<=|==|!=|>|<)\s*\d|\d\s*(>=|<=|==|!=|>|<)\s*\w+\s*(?:\.|->)\s*major\b|(?:\.|->)\s*major\s*\*\s*10\s*\+|cudaDevAttrComputeCapabilityMajor|getDeviceCapability\s*\("
 )
-_CONDITIONS = "[(preproc_if condition: (_) @c) (preproc_elif condition: (_) @c) (preproc_ifdef) @d]"
+
+
+def _conditions(root) -> list:
+    """The condition expressions of #if and #elif."""
+    nodes = captures("(preproc_if) @i", root).get("i", []) + captures("(preproc_elif) @e", root).get("e", [])
+    return sorted(
+        (c for n in nodes if (c := n.child_by_field_name("condition")) is not None), key=lambda c: c.start_byte
+    )
+
+
+def _ifdefs(root) -> list:
+    return captures("(preproc_ifdef) @d", root).get("d", [])
+
+
 DEVICE_PASS = "defined(__HIP_DEVICE_COMPILE__)"
 
 
@@ -140,7 +153,7 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
         yield ARCH_VALUE.finding(
             ctx, match.start(), match.end(), "`__CUDA_ARCH__` is undefined under HIP, so this test reads it as 0"
         )
-    for node in captures(_CONDITIONS, ctx.parsed.root).get("d", []):
+    for node in _ifdefs(ctx.parsed.root):
         text = ctx.source.text(node.start_byte, node.end_byte)
         head = re.match(r"#\s*(ifdef|ifndef)\s+__CUDA_ARCH__\b", text)
         if head:
@@ -155,7 +168,7 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
                 ctx, node.start_byte, end, "the device pass of hip-clang does not define `__CUDA_ARCH__`",
                 edits=(Edit(node.start_byte, end, replacement.encode()),),
             )  # fmt: skip
-    for node in captures(_CONDITIONS, ctx.parsed.root).get("c", []):
+    for node in _conditions(ctx.parsed.root):
         text = ctx.source.text(node.start_byte, node.end_byte)
         if HIP_AWARE.search(ctx.source.data[node.start_byte : node.end_byte]):
             continue
@@ -181,9 +194,7 @@ def _version_tests(ctx: FileContext) -> Iterable[Finding]:
             match.end(),
             f"`{match.group().decode()}` is undefined under hipcc: this does not compile there",
         )
-    for node in captures(_CONDITIONS, ctx.parsed.root).get("c", []) + captures(_CONDITIONS, ctx.parsed.root).get(
-        "d", []
-    ):
+    for node in _conditions(ctx.parsed.root) + _ifdefs(ctx.parsed.root):
         text = ctx.source.data[node.start_byte : node.end_byte]
         if HIP_AWARE.search(text.split(b"\n", 1)[0] if node.type == "preproc_ifdef" else text):
             continue

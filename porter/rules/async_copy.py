@@ -59,13 +59,13 @@ RULES = (CP_ASYNC, TMA, MBARRIER, CLUSTERS, HOPPER_MMA)
 _BY_ID = {rule.id: rule for rule in RULES}
 
 PATTERNS = (
-    pattern(r"(?<![\w$])__pipeline_(memcpy_async|commit|wait_prior|arrive_on)\b", CP_ASYNC, "`{text}` is an sm_80 asynchronous copy; HIP has none"),
-    pattern(r"(?<![\w$])cuda\s*::\s*(memcpy_async|pipeline\b|make_pipeline|pipeline_shared_state)", CP_ASYNC, "`{text}`: libcu++ pipelines do not exist in HIP"),
-    pattern(r"(?<=[<\"])(cuda_pipeline\.h|cuda_pipeline_primitives\.h|cuda/pipeline|cuda_awbarrier\.h)(?=[>\"])", CP_ASYNC, "`{text}` has no HIP counterpart", include=True),
-    pattern(r"(?<![\w$])CUtensorMap\b|(?<![\w$])cuTensorMapEncode\w*|(?<![\w$])cp_async_bulk_tensor\w*", TMA, "`{text}`: TMA does not exist on AMD"),
-    pattern(r"(?<![\w$])cuda\s*::\s*barrier\b|(?<![\w$])__mbarrier_\w+", MBARRIER, "`{text}`: transaction barriers do not exist in HIP"),
-    pattern(r"(?<=[<\"])cuda/barrier(?=[>\"])", MBARRIER, "`{text}` has no HIP counterpart", include=True),
-    pattern(r"(?<![\w$])__cluster_dims__|(?<![\w$])this_cluster\s*\(|(?<![\w$])cluster_group\b|(?<![\w$])cudaLaunchAttributeClusterDimension\b|(?<![\w$])cudaFuncAttributeRequiredCluster\w+|(?<![\w$])cudaFuncAttributeNonPortableClusterSizeAllowed\b", CLUSTERS, "`{text}`: thread-block clusters do not exist on AMD"),
+    pattern(r"(?<![\w$])__pipeline_(memcpy_async|commit|wait_prior|arrive_on)\b", CP_ASYNC, "`{text}` is an sm_80 asynchronous copy; HIP has none", needles=("__pipeline_",)),
+    pattern(r"(?<![\w$])cuda\s*::\s*(memcpy_async|pipeline\b|make_pipeline|pipeline_shared_state)", CP_ASYNC, "`{text}`: libcu++ pipelines do not exist in HIP", needles=("cuda",)),
+    pattern(r"(?<=[<\"])(cuda_pipeline\.h|cuda_pipeline_primitives\.h|cuda/pipeline|cuda_awbarrier\.h)(?=[>\"])", CP_ASYNC, "`{text}` has no HIP counterpart", include=True, needles=("cuda_pipeline", "cuda/pipeline", "cuda_awbarrier", "cuda/barrier")),
+    pattern(r"(?<![\w$])CUtensorMap\b|(?<![\w$])cuTensorMapEncode\w*|(?<![\w$])cp_async_bulk_tensor\w*", TMA, "`{text}`: TMA does not exist on AMD", needles=("tensorMap", "TensorMap", "cp_async_bulk")),
+    pattern(r"(?<![\w$])cuda\s*::\s*barrier\b|(?<![\w$])__mbarrier_\w+", MBARRIER, "`{text}`: transaction barriers do not exist in HIP", needles=("barrier",)),
+    pattern(r"(?<=[<\"])cuda/barrier(?=[>\"])", MBARRIER, "`{text}` has no HIP counterpart", include=True, needles=("cuda_pipeline", "cuda/pipeline", "cuda_awbarrier", "cuda/barrier")),
+    pattern(r"(?<![\w$])__cluster_dims__|(?<![\w$])this_cluster\s*\(|(?<![\w$])cluster_group\b|(?<![\w$])cudaLaunchAttributeClusterDimension\b|(?<![\w$])cudaFuncAttributeRequiredCluster\w+|(?<![\w$])cudaFuncAttributeNonPortableClusterSizeAllowed\b", CLUSTERS, "`{text}`: thread-block clusters do not exist on AMD", needles=("cluster", "Cluster")),
 )  # fmt: skip
 
 

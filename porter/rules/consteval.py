@@ -14,6 +14,7 @@ import re
 import tree_sitter
 
 from porter.parse import captures
+from porter.parse import define_names as _define_names
 from porter.source import SourceFile
 
 TYPE_SIZES = {
@@ -74,7 +75,7 @@ def file_constants(source: SourceFile, root: tree_sitter.Node | None) -> dict[st
     if root is None:
         return {}
     definitions: list[tuple[int, str, str]] = []
-    for name_node in captures("(preproc_def name: (identifier) @n)", root).get("n", []):
+    for name_node in _define_names(root):
         value = name_node.parent.child_by_field_name("value")
         if value is not None:
             definitions.append((name_node.start_byte, _text(source, name_node), _text(source, value)))

@@ -9,6 +9,7 @@ import tree_sitter
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
+from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.device import BALLOT_CALLS, VarClass, binary_parts, call_arguments, int_value
@@ -138,7 +139,7 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
 
 def _mask_definitions(ctx: FileContext) -> Iterable[Finding]:
     root = ctx.parsed.root
-    for name_node in captures("(preproc_def name: (identifier) @name)", root).get("name", []):
+    for name_node in _define_names(root):
         name = ctx.source.text(name_node.start_byte, name_node.end_byte)
         value = name_node.parent.child_by_field_name("value")
         if value is None or not MASK_NAME.search(name):

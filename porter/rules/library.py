@@ -208,7 +208,10 @@ def _includes(ctx: FileContext) -> Iterable[Finding]:
         if hip_path is None:
             yield _manual_use(ctx, rule, start, end, path, family)
         elif not ctx.portable:
-            edits = (Edit(start, end, hip_path.encode(), mode="hip"), portable_include(ctx, site, hip_path))
+            edits = (
+                Edit(start, end, hip_path.encode("utf-8", "surrogateescape"), mode="hip"),
+                portable_include(ctx, site, hip_path),
+            )
             yield rule.finding(ctx, start, end, f"`{path}` is `{hip_path}` in ROCm", edits=edits)
 
 

@@ -60,7 +60,10 @@ def include_sites(ctx: FileContext):
         return
     from porter.parse import captures
 
-    for node in captures("(preproc_include path: (_) @path)", root).get("path", []):
+    for include in captures("(preproc_include) @i", root).get("i", []):
+        node = include.child_by_field_name("path")
+        if node is None:
+            continue
         start, end = node.start_byte + 1, node.end_byte - 1
         if end > start:
             yield IncludeSite(

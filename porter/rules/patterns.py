@@ -23,17 +23,22 @@ class Pattern:
     rule: Rule
     message: Callable[[str], str]
     contexts: tuple[Context, ...] = CODE_CONTEXTS
+    needles: tuple[bytes, ...] = ()  # cheap substrings, one of which any match contains
 
 
-def pattern(regex: str, rule: Rule, message: str | Callable[[str], str], include: bool = False) -> Pattern:
+def pattern(
+    regex: str, rule: Rule, message: str | Callable[[str], str], include: bool = False, needles: tuple[str, ...] = ()
+) -> Pattern:
     contexts = (*CODE_CONTEXTS, Context.INCLUDE) if include else CODE_CONTEXTS
     render = message if callable(message) else (lambda text, m=message: m.format(text=text))
-    return Pattern(re.compile(regex.encode()), rule, render, contexts)
+    return Pattern(re.compile(regex.encode()), rule, render, contexts, tuple(n.encode() for n in needles))
 
 
 def find_patterns(ctx: FileContext, patterns: Iterable[Pattern]) -> Iterable[Finding]:
     data = ctx.source.data
     for item in patterns:
+        if item.needles and not any(needle in data for needle in item.needles):
+            continue
         for match in item.regex.finditer(data):
             if ctx.parsed.context_at(match.start(), match.end()) not in item.contexts:
                 continue

@@ -146,7 +146,13 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 
 def _dynamic(ctx: FileContext, kernels: dict[str, KernelShared], chosen: list[Target]) -> Iterable[Finding]:
     constants = ctx.shared_constants
-    for node in captures("(call_expression (kernel_call_syntax) @k)", ctx.parsed.root).get("k", []):
+    for node in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
+        if (
+            node.parent is None
+            or node.parent.type != "call_expression"
+            or node.parent.child_by_field_name("function") is None
+        ):
+            continue
         arguments = [a for a in node.named_children if a.type != "comment"]
         if len(arguments) < 3:
             continue

@@ -36,7 +36,16 @@ class Tables:
 
     @property
     def candidate_pattern(self) -> re.Pattern[bytes]:
-        return _candidate_pattern(tuple(sorted({name[:3] for name in self.identifiers})))
+        return _prefix_pattern(id(self.identifiers), self.identifiers)
+
+
+_PREFIX_PATTERNS: dict[int, re.Pattern[bytes]] = {}
+
+
+def _prefix_pattern(key: int, identifiers: dict) -> re.Pattern[bytes]:
+    if key not in _PREFIX_PATTERNS:
+        _PREFIX_PATTERNS[key] = _candidate_pattern(tuple(sorted({name[:3] for name in identifiers})))
+    return _PREFIX_PATTERNS[key]
 
 
 @cache

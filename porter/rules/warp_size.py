@@ -14,7 +14,7 @@ import tree_sitter
 
 from porter.config import version_tuple
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import captures
+from porter.parse import captures, define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.device import (
@@ -455,8 +455,10 @@ def _indexed_by_lane_or_warp(ctx: FileContext, declaration: tree_sitter.Node, na
 
 def _constants(ctx: FileContext) -> Iterable[Finding]:
     root = ctx.parsed.root
-    for define in captures("(preproc_def name: (identifier) @name value: (preproc_arg) @value)", root).get("name", []):
+    for define in define_names(root):
         value_node = define.parent.child_by_field_name("value")
+        if value_node is None:
+            continue
         yield from _constant_finding(ctx, ctx.source.text(define.start_byte, define.end_byte), value_node, raw=True)
     for declarator in captures("(init_declarator) @i", root).get("i", []):
         declaration = declarator.parent
