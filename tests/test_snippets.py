@@ -29,10 +29,13 @@ D = "__device__ float f(float v, int lane) {{ {} }}"
 CASES = [
     # warp-size: lane and warp arithmetic on thread indices
     (K.format("int lane = threadIdx.x & 31; x[lane] = 0;"), ["WRP001"]),
-    (K.format("int w = threadIdx.x / 32; x[w] = 0;"), ["WRP001"]),
-    (K.format("int t = threadIdx.x; int l = t % 32; x[l] = 0;"), ["WRP001"]),
-    (K.format("int t = threadIdx.x; int u = t; int w = u >> 5; x[w] = 0;"), ["WRP001"]),
-    (K.format("int i = threadIdx.x & 0x1f; x[i] = 0;"), ["WRP001"]),
+    (K.format("int w = threadIdx.x / 32; x[w] = __shfl_down(x[w], 1);"), ["WRP001"]),
+    (K.format("int warp = threadIdx.x / 32; x[warp] = 0;"), ["WRP001"]),
+    (K.format("int t = threadIdx.x; int l = t % 32; x[l] = __shfl(x[l], 0);"), ["WRP001"]),
+    # a 2-D mapping of a block with no warp-level code is the same on any wavefront
+    (K.format("int row = threadIdx.x / 32, col = threadIdx.x % 32; x[row * 33 + col] = 0;"), []),
+    (K.format("int t = threadIdx.x; int u = t; int wid = u >> 5; x[wid] = 0;"), ["WRP001"]),
+    (K.format("int i = threadIdx.x & 0x1f; x[i] = __shfl_xor(x[i], 1);"), ["WRP001"]),
     # ... and the 32s that are not warps
     (K.format("int n = 1000; int words = n / 32; x[0] = words;"), []),
     (K.format("unsigned h = 12345u; x[h & 31] = 0;"), []),
@@ -40,7 +43,12 @@ CASES = [
     (K.format("int i = blockIdx.x * blockDim.x + threadIdx.x; atomicOr((unsigned*)x + (i >> 5), 1u << (i & 31));"), []),
     (K.format("for (int b = 0; b < 32; ++b) x[b] = 0;"), []),
     (K.format("int lane = threadIdx.x % warpSize; x[lane] = 0;"), []),
+    (K.format("if (threadIdx.x < blockDim.x / 32.f) x[0] = __shfl(x[0], 0);"), ["WRP001"]),
+    ("void f(int cols) { int threads = ((cols + 31) / 32) * 32; (void)threads; }", ["WRP008"]),
+    ("void f(int cols) { int words = (cols + 31) / 32; (void)words; }", []),
     # shuffles
+    (D.format("for (int i = 1; i <= 16; i *= 2) v += __shfl_up(v, i); return v;"), ["WRP002"]),
+    (D.format("for (int i = 1; i <= 8; i *= 2) v += __shfl_up(v, i, 16); return v;"), []),
     (D.format("for (int o = 16; o > 0; o >>= 1) v += __shfl_xor(v, o); return v;"), ["WRP002"]),
     (D.format("for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_xor(v, o); return v;"), []),
     (D.format("return __shfl(v, 0, 32);"), ["WRP004"]),
@@ -62,7 +70,7 @@ CASES = [
         K.format("constexpr int kBlockThreads = 256; constexpr int kWarps = kBlockThreads / 32; x[kWarps] = 0;"),
         ["WRP001"],
     ),
-    (K.format("int words = (blockDim.x + 31) / 32; x[words] = 0;"), ["WRP001"]),
+    (K.format("int warps = (blockDim.x + 31) / 32; x[warps] = 0;"), ["WRP001"]),
     # matrix, with the wmma names brought in by a using-directive
     (
         "using namespace nvcuda::wmma;\n"

@@ -219,6 +219,8 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
             continue
         left, operator, right = parts
         value = int_value(right, ctx.source)
+        if value is None and operator == "/" and _float_literal(ctx, right) == 32.0:
+            value = 32  # blockDim.x / 32.f: a warp count in floating point
         if (operator, value) not in ARITHMETIC:
             continue
         on_device = facts.is_device_code(node)
@@ -228,9 +230,9 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 right.start_byte,
                 right.end_byte,
                 f"`{operator} {ctx.source.text(right.start_byte, right.end_byte)}` on `{_short(ctx, left)}` assumes 32-lane warps",
-                edits=_literal_edit(ctx, right, ARITHMETIC[(operator, value)]),
+                edits=_literal_edit(ctx, right, _replacement(ctx, right, operator, value)),
             )
-        elif not on_device and operator in ("/", ">>") and _is_thread_count(ctx, left):
+        elif not on_device and operator in ("/", ">>") and (_is_thread_count(ctx, left) or _counts_threads(ctx, node)):
             yield HOST_WARPS_PER_BLOCK.finding(
                 ctx,
                 right.start_byte,
@@ -244,7 +246,29 @@ def _short(ctx: FileContext, node: tree_sitter.Node) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+_WARP_LEVEL = re.compile(
+    rb"__shfl|__ballot|__any|__all|__activemask|__syncwarp|__match_|__reduce_\w+_sync|tiled_partition|thread_block_tile|__lane_id|%%laneid|\.shfl"
+)
+
+
+def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """Does the code treat 32 threads as a warp: warp-level operations, or a result named lane or warp?
+
+    Without either, `threadIdx.x / 32` is only a 2-D mapping of a block (rows of 32), which
+    means the same on any wavefront width.
+    """
+    if _WARP_LEVEL.search(ctx.source.data):
+        return True
+    owner = enclosing(node, ("init_declarator", "assignment_expression"))
+    target = owner and (owner.child_by_field_name("declarator") or owner.child_by_field_name("left"))
+    if target is None:
+        return False
+    return bool(re.search(r"(?i)lane|warp|wid", ctx.source.text(target.start_byte, target.end_byte)))
+
+
 def _is_lane_arithmetic(ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str) -> bool:
+    if not _warp_intent(ctx, node):
+        return False
     classes = ctx.device.expression_classes(left)
     text = ctx.source.text(left.start_byte, left.end_byte)
     if operator in ("/", ">>") and (re.search(r"\bblockDim\s*\.\s*x\b", text) or _is_thread_count(ctx, left)):
@@ -263,6 +287,33 @@ def _is_bitset_math(ctx: FileContext, node: tree_sitter.Node) -> bool:
         return False
     text = re.sub(r"\s+", "", ctx.source.text(statement.start_byte, statement.end_byte))
     return bool(re.search(r"1[uUlL]*<<\(?\w+(&31|%32)", text)) or bool(re.search(r"\[\w+(>>5|/32)\]", text))
+
+
+def _replacement(ctx: FileContext, literal: tree_sitter.Node, operator: str, value: int) -> str:
+    """The warp-size expression for a literal, keeping a floating-point literal floating-point."""
+    replacement = ARITHMETIC[(operator, value)]
+    return f"((float){replacement})" if int_value(literal, ctx.source) is None else replacement
+
+
+def _float_literal(ctx: FileContext, node: tree_sitter.Node) -> float | None:
+    if node.type != "number_literal":
+        return None
+    try:
+        return float(ctx.source.text(node.start_byte, node.end_byte).rstrip("fFlL"))
+    except ValueError:
+        return None
+
+
+def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """`threads = ((cols + 31) / 32) * 32`: the result is stored as a thread or warp count."""
+    owner = enclosing(node, ("init_declarator", "assignment_expression"))
+    if owner is None:
+        return False
+    target = owner.child_by_field_name("declarator") or owner.child_by_field_name("left")
+    if target is None:
+        return False
+    name = ctx.source.text(target.start_byte, target.end_byte)
+    return bool(THREAD_COUNT_NAME.search(name) or WARP_CONSTANT_NAME.search(name) or re.search(r"(?i)warps", name))
 
 
 def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
@@ -346,14 +397,25 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
             )  # fmt: skip
             continue
         bound = _upper_bound(ctx, condition, counter)
-        if bound is None or int_value(bound, ctx.source) != 32:
+        limit = int_value(bound, ctx.source) if bound is not None else None
+        inclusive = (
+            condition.child_by_field_name("operator") is not None
+            and ctx.source.text(
+                condition.child_by_field_name("operator").start_byte, condition.child_by_field_name("operator").end_byte
+            )
+            == "<="
+        )
+        # `< 32`, or `<= 16` in a doubling ladder (1, 2, 4, 8, 16): both stop short of 64 lanes
+        ladder_top = inclusive and limit == 16 and start_value == 1
+        if limit != 32 and not ladder_top:
             continue
         if (uses_shuffle and _shuffle_uses(ctx, loop, counter)) or _compares_with_lane(ctx, body, counter):
             rule = SHUFFLE_OFFSET if start_value == 1 else LANE_LOOP
+            replacement = f"({portable.WARP_SIZE} / 2)" if ladder_top else portable.WARP_SIZE
             yield rule.finding(
                 ctx, bound.start_byte, bound.end_byte,
-                "loop over lanes stops at 32: lanes 32-63 of a wave64 wavefront are never visited",
-                edits=_literal_edit(ctx, bound, portable.WARP_SIZE),
+                "loop over lanes stops short of lane 63: lanes 32-63 of a wave64 wavefront are never reached",
+                edits=_literal_edit(ctx, bound, replacement),
             )  # fmt: skip
 
 
