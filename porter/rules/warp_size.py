@@ -247,7 +247,8 @@ def _short(ctx: FileContext, node: tree_sitter.Node) -> str:
 
 
 _WARP_LEVEL = re.compile(
-    rb"__shfl|__ballot|__any|__all|__activemask|__syncwarp|__match_|__reduce_\w+_sync|tiled_partition|thread_block_tile|__lane_id|%%laneid|\.shfl"
+    rb"__shfl|__ballot|__any|__all|__activemask|__syncwarp|__match_|__reduce_\w+_sync|tiled_partition|thread_block_tile"
+    rb"|__lane_id|%%laneid|\.shfl|\b\w*[Ww]arp\w*\s*(?:<[^;()]*>)?\s*\("  # or a call to a warp-level helper
 )
 
 
