@@ -81,6 +81,9 @@ CASES = [
     ("__global__ void __maxnreg__(64) k(float* x) { x[0] = 0; }", ["LBD004"]),
     # FP8 conversion intrinsics
     (D.format("return (float)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);"), ["NUM001", "NUM001"]),
+    # compute-capability tests, directly or through a variable
+    ("int f(cudaDeviceProp* p) { int major = p->major; return major >= 9; }", ["API003", "ARC004"]),
+    ("int f(int major) { return major >= 9; }", []),
     # lane masks
     (
         D.format("unsigned m = __ballot_sync(0xffffffff, v > 0); return __popc(m);"),

@@ -74,6 +74,10 @@ _ARCH_COMPARISON = re.compile(rb"__CUDA_ARCH__\s*(>=|<=|==|!=|>|<)\s*\(?\s*\d+|\
 _VERSION = re.compile(
     rb"(?<![\w$])(CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__NVCC__|__CUDA_API_VERSION)\b"
 )
+# Where a file reads the device properties, a variable holding the major version compared with a
+# number is the same test one step removed (`int major = prop->major; if (major >= 9)`).
+_READS_CAPABILITY = re.compile(rb"DeviceProperties|ComputeCapability|getDeviceCapability|(?:\.|->)\s*major\b")
+_MAJOR_VARIABLE = re.compile(rb"(?<![\w.>])(?:\w*_)?(?:major|cc_major|sm_major|arch_major)\s*(>=|<=|==|!=|>|<)\s*\d")
 _CAPABILITY = re.compile(
     rb"(?:\.|->)\s*major\s*(>=|<=|==|!=|>|<)\s*\d|\d\s*(>=|<=|==|!=|>|<)\s*\w+\s*(?:\.|->)\s*major\b|(?:\.|->)\s*major\s*\*\s*10\s*\+|cudaDevAttrComputeCapabilityMajor|getDeviceCapability\s*\("
 )
@@ -134,7 +138,10 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if _VERSION.search(data):
         yield from _version_tests(ctx)
     if b"major" in data or b"Capability" in data:
-        for match in _CAPABILITY.finditer(data):
+        matches = list(_CAPABILITY.finditer(data))
+        if _READS_CAPABILITY.search(data):
+            matches += list(_MAJOR_VARIABLE.finditer(data))
+        for match in sorted(matches, key=lambda m: m.start()):
             if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS and not ctx.device.is_device_code(
                 ctx.parsed.root.descendant_for_byte_range(match.start(), match.end())
             ):
