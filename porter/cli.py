@@ -212,6 +212,52 @@ def _with_progress(work):
 
 
 @app.command()
+def build(
+    path: Annotated[Path, typer.Argument(help="The source tree.")],
+    target: Annotated[
+        list[str] | None, typer.Option("--target", help="sm_80, sm_90, gfx90a, gfx942, gfx950 (repeat).")
+    ] = None,
+    format: Annotated[PlainFormat, typer.Option("--format", "-f")] = PlainFormat.TEXT,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1)] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Compile everything again.")] = False,
+) -> None:
+    """Build the original (sm_*) and the port (gfx*), with per-kernel registers, shared memory, spills, occupancy."""
+    from porter.build.run import BuildError
+    from porter.build.run import build as run_build
+    from porter.config import ConfigError, load_config
+
+    targets = tuple(
+        dict.fromkeys(t.strip() for value in (target or ["sm_90", "gfx942"]) for t in value.split(",") if t.strip())
+    )
+    try:
+        config = load_config(path)
+        result = run_build(path, targets, config, jobs=jobs, use_cache=not no_cache)
+    except (BuildError, ConfigError) as exc:
+        raise fail(str(exc)) from exc
+    if format is PlainFormat.JSON:
+        write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
+        return
+    lines = []
+    for unit in result.units:
+        status = unit.status + (f" [{unit.cls}]" if unit.cls else "") + (" (cached)" if unit.cached else "")
+        lines.append(
+            f"{unit.target:<7} {unit.file}: {status}" + (f"\n        {unit.diagnostic}" if unit.diagnostic else "")
+        )
+    lines.append("")
+    header = f"{'kernel':<40} {'target':<7} {'regs':>5} {'shared':>7} {'spill':>6} {'occupancy':>9}  limiter"
+    lines.append(header)
+    for kernel in result.kernels:
+        for tgt, res in kernel["targets"].items():
+            occupancy = "" if res.get("occupancy") is None else f"{res['occupancy']:g}"
+            lines.append(
+                f"{kernel['name'][:40]:<40} {tgt:<7} {res.get('registers', ''):>5} {res.get('shared_bytes', ''):>7} "
+                f"{res.get('spill_bytes', ''):>6} {occupancy:>9}  {res.get('limiter') or ''}"
+            )
+    write_output("\n".join(lines) + "\n", output)
+
+
+@app.command()
 def report(
     results: Annotated[
         list[Path], typer.Argument(help="scan/convert/build/verify JSON files, or a directory of them.")

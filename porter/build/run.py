@@ -1,0 +1,329 @@
+"""`porter build`: compile each translation unit for each target, and collect per-kernel resources.
+
+- sm_* targets build the original CUDA with nvcc (`-Xptxas -v`);
+- gfx* targets build porter's portable conversion as HIP with clang (`-Rpass-analysis=kernel-resource-usage`),
+  through a real ROCm or the compile-only sysroot; a target the compiler does not know is reported
+  unavailable, never silently skipped.
+
+Every failure gets a class: the original does not build here, the toolchain lacks a header, a port
+error, or a known unsupported feature (the scan's manual findings name it). Results are cached by
+the hash of the preprocessed input, the flags and the compiler version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from porter.build import toolchains
+from porter.build.resources import (
+    KernelResources,
+    amd_limiter,
+    demangle,
+    nvidia_occupancy,
+    parse_amdgpu_remarks,
+    parse_ptxas,
+)
+from porter.config import Config
+from porter.convert import ConvertOptions, convert
+from porter.findings import FixKind
+from porter.parse import captures, parse
+from porter.rules.consteval import evaluate, file_constants
+from porter.scan import scan
+from porter.source import FileKind, SourceFile
+
+UNSUPPORTED_RULES = re.compile(r"^(API007|ASY\d+|MMA00[23]|ASM002|LIB01[0-2]|CGR001|NUM003|LBD00[24])$")
+MISSING_HEADER = re.compile(r"fatal error: '?([^':\s]+)'?(?: file not found|: No such file or directory)")
+
+
+class BuildError(Exception):
+    """The build cannot run as asked; the message says why."""
+
+
+@dataclass
+class Unit:
+    file: str
+    target: str
+    variant: str
+    status: str  # ok | failed | unavailable
+    cls: str | None = None
+    diagnostic: str | None = None
+    kernels: dict[str, KernelResources] = field(default_factory=dict)
+    cached: bool = False
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.file,
+            "target": self.target,
+            "variant": self.variant,
+            "status": self.status,
+            "class": self.cls,
+            "diagnostic": self.diagnostic,
+            "cached": self.cached,
+        }
+
+
+def _variant_for(target: str) -> str:
+    return "cuda" if target.startswith("sm_") else "hip"
+
+
+def _units(root: Path) -> list[Path]:
+    found = []
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue
+        if path.suffix in (".cu", ".hip") or (path.suffix in (".cpp", ".cc") and b"__global__" in path.read_bytes()):
+            found.append(path)
+    return found
+
+
+def _first_error(text: str) -> str | None:
+    for line in text.splitlines():
+        if "error" in line.lower() and ("error:" in line or "error " in line):
+            return line.strip()[:300]
+    return None
+
+
+def _command(target: str, path: Path, root: Path, output: Path, mode: str) -> list[str] | None:
+    includes = [f"-I{root}", f"-I{path.parent}"]
+    if target.startswith("sm_"):
+        nvcc = toolchains.find_nvcc()
+        if nvcc is None:
+            return None
+        flags = ["-std=c++17", "-O3", f"-arch={target}", *includes]
+        tail = (
+            ["-Xptxas", "-v", "-c", str(path), "-o", str(output)]
+            if mode == "compile"
+            else ["-E", str(path), "-o", str(output)]
+        )
+        return [str(nvcc.path), "-x", "cu", *flags, *tail]
+    hip = toolchains.find_hip_toolchain()
+    if hip is None or not hip.supports(target):
+        return None
+    flags = ["-std=c++17", "-O3", *hip.hip_flags(), f"--offload-arch={target}", *includes]
+    if mode == "compile":
+        return [str(hip.clang), *flags, "-Rpass-analysis=kernel-resource-usage", "-c", str(path), "-o", str(output)]
+    return [str(hip.clang), *flags, "--cuda-device-only", "-E", str(path), "-o", str(output)]
+
+
+def _why_unavailable(target: str) -> str:
+    if target.startswith("sm_"):
+        return "no nvcc here (see `porter doctor`)"
+    hip = toolchains.find_hip_toolchain()
+    if hip is None:
+        return "no HIP toolchain here: `porter setup rocm-sysroot` and clang-19 (see `porter doctor`)"
+    need = toolchains.TARGET_MIN_LLVM.get(target, 17)
+    return f"this HIP compiler (LLVM {hip.llvm_major}) does not know {target}; it needs LLVM {need}"
+
+
+def _compiler_version(command: list[str]) -> str:
+    out = subprocess.run([command[0], "--version"], capture_output=True, text=True, timeout=60)
+    return out.stdout.strip()
+
+
+def _cache_path(key: str) -> Path:
+    return toolchains.cache_dir() / "build" / key[:2] / f"{key}.json"
+
+
+def _compile(path: Path, rel: str, root: Path, target: str, variant: str, use_cache: bool) -> tuple[Unit, str]:
+    with tempfile.TemporaryDirectory(prefix="porter-build-") as tmp:
+        compile_command = _command(target, path, root, Path(tmp) / "out.o", "compile")
+        if compile_command is None:
+            return Unit(rel, target, variant, "unavailable", "unavailable", _why_unavailable(target)), ""
+        key = None
+        if use_cache:
+            preprocess = _command(target, path, root, Path(tmp) / "pre.i", "preprocess")
+            pre = subprocess.run(preprocess, capture_output=True, timeout=600)
+            if pre.returncode == 0:
+                # line markers and include flags name where the tree is (a temporary directory for
+                # the port): neither changes what is compiled, so neither is part of the key
+                text = re.sub(rb"(?m)^#\s*\d+\s+\"[^\"]*\".*$", b"", (Path(tmp) / "pre.i").read_bytes())
+                digest = hashlib.sha256(text)
+                flags = [f for f in compile_command[1:-4] if not f.startswith("-I")]
+                digest.update(json.dumps(flags).encode())
+                digest.update(_compiler_version(compile_command).encode())
+                key = digest.hexdigest()
+                cached = _load(key)
+                if cached is not None:
+                    unit, log = cached
+                    unit.file, unit.cached = rel, True
+                    return unit, log
+        result = subprocess.run(compile_command, capture_output=True, text=True, timeout=600)
+        log = result.stderr + result.stdout
+        log = log.replace(str(path.parent) + os.sep, "")
+        unit = Unit(rel, target, variant, "ok" if result.returncode == 0 else "failed")
+        if result.returncode != 0:
+            unit.diagnostic = _first_error(log) or log.strip()[-300:]
+        if key is not None:
+            _store(key, unit, log)
+        return unit, log
+
+
+def _load(key: str) -> tuple[Unit, str] | None:
+    try:
+        data = json.loads(_cache_path(key).read_text())
+    except (OSError, ValueError):
+        return None
+    unit = Unit(data["file"], data["target"], data["variant"], data["status"], data["class"], data["diagnostic"])
+    return unit, data["log"]
+
+
+def _store(key: str, unit: Unit, log: str) -> None:
+    path = _cache_path(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**unit.to_json(), "log": log}))
+    except OSError:
+        pass
+
+
+def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[str]) -> None:
+    if unit.status != "failed":
+        return
+    missing = MISSING_HEADER.search(unit.diagnostic or "")
+    if missing:
+        unit.cls = "toolchain-missing-header"
+        unit.diagnostic = f"{missing.group(1)}: not available to this toolchain ({unit.diagnostic})"
+        return
+    if unit.variant == "cuda":
+        unit.cls = "original-does-not-build"
+        return
+    if unit.file in cuda_failed:
+        unit.cls = "original-does-not-build"
+        return
+    unsupported = sorted(
+        {
+            f.rule
+            for f in findings_by_file.get(unit.file, [])
+            if UNSUPPORTED_RULES.match(f.rule) and f.fix is not FixKind.AUTO
+        }
+    )
+    unit.cls = "unsupported-feature" if unsupported else "port-error"
+    if unsupported:
+        unit.diagnostic = f"{', '.join(unsupported)}: {unit.diagnostic}"
+
+
+def _block_sizes(root: Path, rel: str) -> dict[str, int]:
+    """Kernel name → block size, from __launch_bounds__ or a constant launch configuration."""
+    path = root / rel
+    kind = FileKind.HIP if path.suffix == ".hip" else FileKind.CUDA
+    source = SourceFile.read(path, rel, kind)
+    parsed = parse(source)
+    if parsed.root is None:
+        return {}
+    constants = file_constants(source, parsed.root)
+    sizes: dict[str, int] = {}
+    for function in captures("(function_definition) @f", parsed.root).get("f", []):
+        bounds = [c for c in function.children if c.type == "launch_bounds"]
+        declarator = function.child_by_field_name("declarator")
+        name_node = declarator.child_by_field_name("declarator") if declarator is not None else None
+        if not bounds or name_node is None:
+            continue
+        arguments = [a for a in bounds[0].named_children if a.type != "comment"]
+        value = evaluate(source.text(arguments[0].start_byte, arguments[0].end_byte), constants) if arguments else None
+        if value:
+            sizes[source.text(name_node.start_byte, name_node.end_byte).split("::")[-1]] = value
+    for launch in captures("(kernel_call_syntax) @k", parsed.root).get("k", []):
+        call = launch.parent
+        function = call.child_by_field_name("function") if call is not None else None
+        arguments = [a for a in launch.named_children if a.type != "comment"]
+        if function is None or len(arguments) < 2:
+            continue
+        name = re.sub(r"<.*", "", source.text(function.start_byte, function.end_byte)).split("::")[-1].strip()
+        value = evaluate(source.text(arguments[1].start_byte, arguments[1].end_byte), constants)
+        if value and name not in sizes:
+            sizes[name] = value
+    return sizes
+
+
+def _base_name(demangled: str) -> str:
+    name = demangled.split("(")[0]
+    name = re.sub(r"<.*>$", "", name)
+    return name.split("::")[-1].strip()
+
+
+@dataclass
+class BuildResult:
+    units: list[Unit]
+    kernels: list[dict]
+    targets: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        from porter import __version__
+
+        return {
+            "porter_version": __version__,
+            "targets": list(self.targets),
+            "units": [u.to_json() for u in self.units],
+            "kernels": self.kernels,
+        }
+
+
+def build(
+    root: Path, targets: tuple[str, ...], config: Config, jobs: int | None = None, use_cache: bool = True
+) -> BuildResult:
+    if not root.is_dir():
+        raise BuildError(f"{root}: build takes a directory")
+    unknown = [t for t in targets if not re.fullmatch(r"sm_\d+a?|gfx\w+", t)]
+    if unknown:
+        raise BuildError(f"unknown target(s) {', '.join(unknown)}: use sm_80, sm_90, gfx90a, gfx942, gfx950")
+    scan_result = scan([root], config, use_cache=use_cache)
+    findings_by_file: dict[str, list] = {}
+    for finding in scan_result.findings:
+        findings_by_file.setdefault(finding.file, []).append(finding)
+    work = Path(tempfile.mkdtemp(prefix="porter-build-port-"))
+    trees = {"cuda": root}
+    if any(t.startswith("gfx") for t in targets):
+        convert(ConvertOptions(root, work / "portable", use_cache=use_cache), config, None)
+        trees["hip"] = work / "portable"
+    tasks = []
+    for target in targets:
+        variant = _variant_for(target)
+        tree = trees[variant]
+        for path in _units(tree):
+            if variant == "cuda" and path.suffix == ".hip":
+                continue  # HIP sources have no CUDA build
+            tasks.append((path, path.relative_to(tree).as_posix(), tree, target, variant))
+    try:
+        with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+            outcomes = list(pool.map(lambda t: _compile(*t, use_cache), tasks))
+        return _collect(outcomes, tasks, findings_by_file, targets)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
+    cuda_failed = {u.file for u, _ in outcomes if u.variant == "cuda" and u.status == "failed"}
+    kernels: dict[str, dict] = {}
+    mangled_all: list[str] = []
+    parsed_logs = []
+    for (unit, log), (_, rel, tree, target, _variant) in zip(outcomes, tasks, strict=True):
+        _classify(unit, findings_by_file, cuda_failed)
+        found = parse_ptxas(log) if target.startswith("sm_") else parse_amdgpu_remarks(log)
+        parsed_logs.append((unit, rel, tree, target, found))
+        mangled_all.extend(found)
+    names = demangle(sorted(set(mangled_all)))
+    block_cache: dict[tuple[str, str], dict[str, int]] = {}
+    for unit, rel, tree, target, found in parsed_logs:
+        sizes = block_cache.setdefault((str(tree), rel), _block_sizes(tree, rel) if unit.status == "ok" else {})
+        for mangled, resources in found.items():
+            name = names.get(mangled, mangled)
+            block = sizes.get(_base_name(name))
+            resources.block_size = block
+            if target.startswith("sm_"):
+                nvidia_occupancy(resources, target, block)
+            else:
+                amd_limiter(resources, target, block)
+            entry = kernels.setdefault(name, {"name": name, "mangled": mangled, "file": rel, "targets": {}})
+            entry["targets"][target] = resources.to_json()
+    return BuildResult(
+        [u for u, _ in outcomes], sorted(kernels.values(), key=lambda k: (k["file"], k["name"])), targets
+    )

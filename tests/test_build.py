@@ -1,0 +1,108 @@
+"""`porter build`: per-kernel resources for both vendors, checked against the compilers' own output."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+from compilers import require_hip, require_nvcc
+from corpus_cases import CORPUS
+from typer.testing import CliRunner
+
+from porter.build import toolchains
+from porter.cli import app
+
+runner = CliRunner()
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    require_nvcc()
+    require_hip()
+    out = tmp_path_factory.mktemp("build") / "build.json"
+    result = runner.invoke(
+        app,
+        [
+            "build",
+            str(CORPUS / "build"),
+            "--target",
+            "sm_90",
+            "--target",
+            "gfx942",
+            "--target",
+            "gfx950",
+            "--format",
+            "json",
+            "-o",
+            str(out),
+            "--no-cache",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(out.read_text())
+
+
+def test_every_kernel_has_resources_for_both_targets(built):
+    names = {k["name"].split("(")[0]: k for k in built["kernels"]}
+    assert {"stage_rows", "small"} <= set(names)
+    for kernel in names.values():
+        assert {"sm_90", "gfx942"} <= set(kernel["targets"])
+        for resources in kernel["targets"].values():
+            assert resources["registers"] > 0 and resources["shared_bytes"] >= 0 and resources["spill_bytes"] >= 0
+
+
+def test_numbers_match_the_compilers_own_output(built, tmp_path):
+    nvcc = toolchains.find_nvcc()
+    log = subprocess.run(
+        [str(nvcc.path), "-x", "cu", "-std=c++17", "-O3", "-arch=sm_90", "-Xptxas", "-v", "-c", str(CORPUS / "build" / "planted_lds.cu"), "-o", str(tmp_path / "o.o")],
+        capture_output=True, text=True, timeout=600,
+    ).stderr  # fmt: skip
+    entries = re.findall(r"entry function '(\w+)'.*?Used (\d+) registers.*?(?:(\d+) bytes smem)?\n", log, re.S)
+    kernels = {k["mangled"]: k for k in built["kernels"]}
+    assert entries
+    for mangled, registers, smem in entries:
+        sm90 = kernels[mangled]["targets"]["sm_90"]
+        assert sm90["registers"] == int(registers) and sm90["shared_bytes"] == int(smem or 0)
+
+
+def test_the_planted_kernel_overflows_lds_only_on_gfx942(built):
+    units = {(u["file"], u["target"]): u for u in built["units"]}
+    assert units[("planted_lds.cu", "sm_90")]["status"] == "ok"
+    gfx942 = units[("planted_lds.cu", "gfx942")]
+    assert gfx942["status"] == "failed" and gfx942["class"] == "port-error"
+    assert "local memory (98304) exceeds limit (65536)" in gfx942["diagnostic"]
+    stage = next(k for k in built["kernels"] if k["name"].startswith("stage_rows"))
+    assert stage["targets"]["sm_90"]["shared_bytes"] == 49152 and stage["targets"]["gfx942"]["shared_bytes"] == 98304
+    assert stage["targets"]["gfx942"]["limiter"] == "LDS"
+
+
+def test_occupancy_uses_the_launch_bounds(built):
+    small = next(k for k in built["kernels"] if k["name"].startswith("small"))["targets"]
+    assert small["sm_90"]["block_size"] == 128 and small["sm_90"]["occupancy"] == 64  # 16 blocks of 4 warps
+    assert small["gfx942"]["occupancy"] == 8 and small["gfx942"]["limiter"] == "waves"
+
+
+def test_gfx950_is_reported_unavailable(built):
+    if toolchains.find_hip_toolchain().supports("gfx950"):
+        pytest.skip("this compiler knows gfx950")
+    unit = next(u for u in built["units"] if u["target"] == "gfx950")
+    assert unit["status"] == "unavailable" and "LLVM 20" in unit["diagnostic"]
+
+
+def test_a_warm_rebuild_comes_from_the_cache(tmp_path, monkeypatch):
+    require_nvcc()
+    require_hip()
+    monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
+    args = ["build", str(CORPUS / "build"), "--target", "sm_90", "--target", "gfx942", "--format", "json"]
+    first = json.loads(runner.invoke(app, args).stdout)
+    second = json.loads(runner.invoke(app, args).stdout)
+    assert not any(u["cached"] for u in first["units"]) and all(u["cached"] for u in second["units"])
+    assert second["kernels"] == first["kernels"]
+
+
+def test_bad_targets_are_named():
+    result = runner.invoke(app, ["build", str(CORPUS / "build"), "--target", "rtx4090"])
+    assert result.exit_code == 2 and "unknown target(s) rtx4090" in result.output
