@@ -189,6 +189,13 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
     if unit.status != "failed":
         return
     missing = MISSING_HEADER.search(unit.diagnostic or "")
+    manual = [f for f in findings_by_file.get(unit.file, []) if f.fix is not FixKind.AUTO]
+    if missing and unit.variant == "hip" and any(missing.group(1) in f.message for f in manual):
+        # a CUDA-only header the scan already flagged (cuda_pipeline.h, mma.h, cudnn.h, ...)
+        rules = sorted({f.rule for f in manual if missing.group(1) in f.message})
+        unit.cls = "unsupported-feature"
+        unit.diagnostic = f"{', '.join(rules)}: {missing.group(1)} has no ROCm counterpart ({unit.diagnostic})"
+        return
     if missing:
         unit.cls = "toolchain-missing-header"
         unit.diagnostic = f"{missing.group(1)}: not available to this toolchain ({unit.diagnostic})"

@@ -88,14 +88,22 @@ def _category_chart(scan: dict) -> str:
     return stacked_bars(rows)
 
 
+NVIDIA_MAX_WARPS = 64  # per SM on sm_80/sm_90
+AMD_MAX_WAVES = 8  # per SIMD on gfx90a/gfx942/gfx950
+
+
 def _occupancy_chart(build: dict) -> str:
+    """Occupancy as a share of each vendor's maximum, so that the two bars compare."""
     rows = []
     for kernel in build.get("kernels", []):
         targets = kernel.get("targets", {})
         nvidia = next((v.get("occupancy") for t, v in targets.items() if t.startswith("sm_")), None)
         amd = next((v.get("occupancy") for t, v in targets.items() if t.startswith("gfx")), None)
-        rows.append((kernel["name"][:28], nvidia, amd))
-    return paired_bars(rows, "NVIDIA (warps/SM)", "AMD (waves/SIMD)")
+        if nvidia is None and amd is None:
+            continue
+        share = lambda value, top: None if value is None else round(100 * value / top)  # noqa: E731
+        rows.append((kernel["name"][:28], share(nvidia, NVIDIA_MAX_WARPS), share(amd, AMD_MAX_WAVES)))
+    return paired_bars(rows, "NVIDIA (% of 64 warps/SM)", "AMD (% of 8 waves/SIMD)", unit="%")
 
 
 def _performance_chart(verify: dict) -> str:
