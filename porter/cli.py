@@ -227,9 +227,7 @@ def build(
     from porter.build.run import build as run_build
     from porter.config import ConfigError, load_config
 
-    targets = tuple(
-        dict.fromkeys(t.strip() for value in (target or ["sm_90", "gfx942"]) for t in value.split(",") if t.strip())
-    )
+    targets = _build_targets(target)
     try:
         config = load_config(path)
         result = run_build(path, targets, config, jobs=jobs, use_cache=not no_cache)
@@ -255,6 +253,53 @@ def build(
                 f"{res.get('spill_bytes', ''):>6} {occupancy:>9}  {res.get('limiter') or ''}"
             )
     write_output("\n".join(lines) + "\n", output)
+
+
+def _build_targets(values: list[str] | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(t.strip() for v in (values or ["sm_90", "gfx942"]) for t in v.split(",") if t.strip()))
+
+
+@app.command()
+def verify(
+    path: Annotated[Path, typer.Argument(help="The source tree with [tool.porter.verify] cases.")],
+    target: Annotated[list[str] | None, typer.Option("--target", help="sm_90, gfx942, ... (repeat).")] = None,
+    format: Annotated[PlainFormat, typer.Option("--format", "-f")] = PlainFormat.TEXT,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    record: Annotated[Path | None, typer.Option("--record", help="Store outputs, timings and provenance here.")] = None,
+    compare: Annotated[
+        Path | None, typer.Option("--compare", help="Check against outputs another machine recorded.")
+    ] = None,
+) -> None:
+    """Build a harness per case for the original and the port, run it on the GPUs present, compare."""
+    from porter.build.run import BuildError
+    from porter.config import ConfigError, load_config
+    from porter.verify.run import VerifyError
+    from porter.verify.run import verify as run_verify
+
+    if compare is not None and not (compare / "manifest.json").is_file():
+        raise fail(f"{compare}: not a recorded verify run (no manifest.json); make one with --record")
+    try:
+        config = load_config(path)
+        result = run_verify(path, _build_targets(target), config, record=record, reference_dir=compare)
+    except (VerifyError, BuildError, ConfigError) as exc:
+        raise fail(str(exc)) from exc
+    if format is PlainFormat.JSON:
+        write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
+    else:
+        gpus = ", ".join(g for names in result.gpus.values() for g in names) or "none"
+        lines = [f"GPUs: {gpus}"]
+        for case in result.cases:
+            figures = (
+                "" if case.max_abs_err is None else f"  max abs {case.max_abs_err:.3g}, mismatches {case.mismatches}"
+            )
+            timing = "" if case.time_ratio is None else f"  time x{case.time_ratio:.2f}"
+            lines.append(
+                f"{case.target:<7} {case.variant:<14} {case.name}: {case.status}{figures}{timing}"
+                + (f"  ({case.reason})" if case.reason else "")
+            )
+        write_output("\n".join(lines) + "\n", output)
+    if result.failed:
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -30,7 +30,8 @@ def expected_findings(path: Path, with_libclang: bool) -> list[tuple[int, str]]:
 
 
 def directives(path: Path) -> set[str]:
-    """Words after `corpus:` in a case's first lines: nvcc (must compile with nvcc), broken, torch."""
+    """Words after `corpus:` in a case's first lines: nvcc (must compile with nvcc), broken, torch, planted
+    (a deliberate failure on AMD that a test expects: excluded from the build-everything tests)."""
     head = path.read_bytes().split(b"\n", 3)[:3]
     words: set[str] = set()
     for line in head:

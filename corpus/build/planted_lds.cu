@@ -1,4 +1,4 @@
-// corpus: nvcc
+// corpus: nvcc, planted
 // Per-warp staging sized by the warp: 48 KiB on NVIDIA, twice that once the warp is 64 wide.
 #define WARP_SIZE 32  // expect: WRP006
 #define STAGE 384

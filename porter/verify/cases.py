@@ -1,0 +1,226 @@
+"""Verification cases from `[tool.porter.verify]` (pyproject.toml) or `[verify]` (porter.toml).
+
+    [[verify.case]]
+    name = "saxpy"
+    source = "saxpy.cu"
+    kernel = "saxpy"
+    params = { n = 4096 }
+    grid = "(n + 255) / 256"
+    block = 256
+    args = [
+      { name = "n", dtype = "i32", value = "n" },
+      { name = "x", dtype = "f32", size = "n", init = "randn" },
+      { name = "y", dtype = "f32", size = "n", init = "uniform(-1, 1)", output = true },
+    ]
+    tolerance = { f32 = { rtol = 1e-5, atol = 1e-6 } }
+
+Sizes, grid, block and dynamic shared memory are integer expressions over `params`.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from dataclasses import dataclass, field
+
+from porter.config import Config, ConfigError
+
+DTYPES = {  # name: (C type in the harness, bytes, numpy dtype of the stored bits)
+    "f64": ("double", 8, "<f8"),
+    "f32": ("float", 4, "<f4"),
+    "f16": ("uint16_t", 2, "<f2"),
+    "bf16": ("uint16_t", 2, "<u2"),
+    "i64": ("int64_t", 8, "<i8"),
+    "i32": ("int32_t", 4, "<i4"),
+    "i16": ("int16_t", 2, "<i2"),
+    "i8": ("int8_t", 1, "<i1"),
+    "u64": ("uint64_t", 8, "<u8"),
+    "u32": ("uint32_t", 4, "<u4"),
+    "u8": ("uint8_t", 1, "<u1"),
+}
+FLOATS = {"f64", "f32", "f16", "bf16"}
+GENERATOR = re.compile(r"^(randn|zeros|arange|uniform|range|const)\s*(?:\(([^)]*)\))?$")
+DEFAULT_TOLERANCE = {
+    "f64": {"rtol": 1e-12, "atol": 1e-12},
+    "f32": {"rtol": 1e-5, "atol": 1e-6},
+    "f16": {"rtol": 1e-3, "atol": 1e-3},
+    "bf16": {"rtol": 8e-3, "atol": 8e-3},
+}
+
+_OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.floordiv,  # launch geometry is integral: "(n + 255) / 256" means C's division
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+}
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float = 0.0
+    atol: float = 0.0
+    max_ulp: int | None = None
+    mismatch_fraction: float = 0.0
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    dtype: str
+    size: int | None  # None: a scalar passed by value
+    init: str = "zeros"
+    init_args: tuple[float, ...] = ()
+    output: bool = False
+
+
+@dataclass
+class Case:
+    name: str
+    source: str
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared: int
+    args: list[Arg]
+    tolerance: dict[str, Tolerance] = field(default_factory=dict)
+    warmup: int = 3
+    reps: int = 20
+    flush_l2: bool = False
+    port: str | None = None  # a hand-written port to verify instead of porter's conversion
+    expect: str = "pass"  # "fail" for planted bugs: verify must catch them
+
+    def tolerance_for(self, dtype: str) -> Tolerance:
+        return self.tolerance.get(dtype) or Tolerance(**DEFAULT_TOLERANCE.get(dtype, {}))
+
+
+def evaluate(expression, params: dict[str, int], where: str) -> int:
+    """An integer expression over the case's params, without Python's eval."""
+    if isinstance(expression, bool) or not isinstance(expression, (int, str)):
+        raise ConfigError(f"{where}: expected an integer or an expression, got {expression!r}")
+    if isinstance(expression, int):
+        return expression
+    try:
+        tree = ast.parse(expression, mode="eval").body
+    except SyntaxError as exc:
+        raise ConfigError(f"{where}: {expression!r} is not an expression") from exc
+    return _evaluate_node(tree, params, where, expression)
+
+
+def _evaluate_node(node, params, where, text) -> int:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in params:
+            raise ConfigError(f"{where}: {text!r} names {node.id!r}, which is not in params")
+        return params[node.id]
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left = _evaluate_node(node.left, params, where, text)
+        right = _evaluate_node(node.right, params, where, text)
+        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and right == 0:
+            raise ConfigError(f"{where}: {text!r} divides by zero")
+        return _OPERATORS[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluate_node(node.operand, params, where, text)
+    raise ConfigError(f"{where}: {text!r} may use integers, params and + - * / % << >> only")
+
+
+def _dim3(value, params, where) -> tuple[int, int, int]:
+    values = value if isinstance(value, list) else [value]
+    if not 1 <= len(values) <= 3:
+        raise ConfigError(f"{where}: give one to three dimensions")
+    dims = [evaluate(v, params, where) for v in values] + [1] * (3 - len(values))
+    if any(d < 1 for d in dims):
+        raise ConfigError(f"{where}: dimensions must be positive, got {dims}")
+    return tuple(dims)
+
+
+def _generator(text: str, where: str) -> tuple[str, tuple[float, ...]]:
+    match = GENERATOR.match(text.strip())
+    if not match:
+        raise ConfigError(
+            f"{where}: unknown generator {text!r}; use randn, uniform(a, b), range(a, b), zeros, arange or const(v)"
+        )
+    name, inner = match.group(1), match.group(2)
+    try:
+        values = tuple(float(v) for v in inner.split(",")) if inner and inner.strip() else ()
+    except ValueError as exc:
+        raise ConfigError(f"{where}: generator arguments must be numbers: {text!r}") from exc
+    wanted = {"uniform": 2, "range": 2, "const": 1}.get(name, 0)
+    if len(values) != wanted:
+        raise ConfigError(f"{where}: {name} takes {wanted} argument(s), got {len(values)}")
+    return name, values
+
+
+def _arg(table: dict, params: dict[str, int], where: str) -> Arg:
+    for key in ("name", "dtype"):
+        if key not in table:
+            raise ConfigError(f"{where}: every argument needs `{key}`")
+    dtype = table["dtype"]
+    if dtype not in DTYPES:
+        raise ConfigError(f"{where}: unknown dtype {dtype!r}; known: {', '.join(DTYPES)}")
+    if "value" in table:  # a scalar
+        value = evaluate(table["value"], params, where) if dtype not in FLOATS else float(table["value"])
+        return Arg(table["name"], dtype, None, "const", (float(value),))
+    if "size" not in table:
+        raise ConfigError(f"{where}: argument {table['name']!r} needs `size` (an array) or `value` (a scalar)")
+    init, init_args = _generator(str(table.get("init", "zeros")), where)
+    return Arg(table["name"], dtype, evaluate(table["size"], params, where), init, init_args, bool(table.get("output")))
+
+
+def _tolerances(table: dict, where: str) -> dict[str, Tolerance]:
+    out = {}
+    for dtype, values in table.items():
+        if dtype not in DTYPES or not isinstance(values, dict):
+            raise ConfigError(f"{where}: tolerance keys are dtypes with tables, got {dtype!r}")
+        allowed = {"rtol", "atol", "max_ulp", "mismatch_fraction"}
+        if set(values) - allowed:
+            raise ConfigError(f"{where}: tolerance for {dtype} knows {', '.join(sorted(allowed))}")
+        out[dtype] = Tolerance(**values)
+    return out
+
+
+def _case(table: dict, where: str) -> Case:
+    for key in ("name", "source", "kernel", "grid", "block", "args"):
+        if key not in table:
+            raise ConfigError(f"{where}: a verify case needs `{key}`")
+    where = f"{where} case {table['name']!r}"
+    params = table.get("params", {})
+    args = [_arg(a, params, f"{where} args") for a in table["args"]]
+    if not any(a.output for a in args):
+        raise ConfigError(f"{where}: mark at least one argument `output = true`")
+    return Case(
+        name=table["name"],
+        source=table["source"],
+        kernel=table["kernel"],
+        grid=_dim3(table["grid"], params, f"{where} grid"),
+        block=_dim3(table["block"], params, f"{where} block"),
+        shared=evaluate(table.get("shared", 0), params, f"{where} shared"),
+        args=args,
+        tolerance=_tolerances(table.get("tolerance", {}), f"{where} tolerance"),
+        warmup=int(table.get("warmup", 3)),
+        reps=int(table.get("reps", 20)),
+        flush_l2=bool(table.get("flush_l2", False)),
+        port=table.get("port"),
+        expect=_expect(table.get("expect", "pass"), where),
+    )
+
+
+def _expect(value, where: str) -> str:
+    if value not in ("pass", "fail"):
+        raise ConfigError(f'{where}: expect must be "pass" or "fail", got {value!r}')
+    return value
+
+
+def load_cases(config: Config) -> list[Case]:
+    table = config.raw.get("verify", {})
+    where = str(config.source or "configuration")
+    cases = [_case(entry, where) for entry in table.get("case", [])]
+    names = [c.name for c in cases]
+    if len(names) != len(set(names)):
+        raise ConfigError(f"{where}: verify case names must be unique")
+    return cases

@@ -1,0 +1,320 @@
+"""`porter verify`: build a harness per case and variant, run it on every GPU present, compare.
+
+Variants: `cuda-original` (the source as given, nvcc), `cuda-port` (porter's portable conversion,
+nvcc) for sm_* targets, and `hip-amd` (the portable conversion, clang) for gfx* targets. Without a
+GPU of the right vendor a case is built and reported "not-run" with the reason, never passed.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import statistics
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from porter.build import toolchains
+from porter.config import Config
+from porter.convert import ConvertOptions, convert
+from porter.verify import harness
+from porter.verify.cases import Case, load_cases
+from porter.verify.compare import compare
+
+REFERENCE = "cuda-original"
+
+
+class VerifyError(Exception):
+    """verify cannot run as asked; the message says why."""
+
+
+@dataclass
+class CaseResult:
+    name: str
+    variant: str
+    target: str
+    status: str  # pass | fail | not-run | build-failed
+    reason: str | None = None
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    max_ulp: int | None = None
+    mismatches: int | None = None
+    first_mismatch: int | None = None
+    time_ms_median: float | None = None
+    time_ms_spread: float | None = None
+    time_ratio: float | None = None
+    built: str | None = None  # "linked", "compiled (not linked: ...)"
+    expected: str = "pass"  # "fail" for planted bugs
+
+
+@dataclass
+class VerifyResult:
+    cases: list[CaseResult]
+    gpus: dict[str, list[str]]
+    targets: tuple[str, ...]
+    not_run: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        from porter import __version__
+
+        return {
+            "porter_version": __version__,
+            "targets": list(self.targets),
+            "gpus": self.gpus,
+            "cases": [asdict(c) for c in self.cases],
+        }
+
+    @property
+    def failed(self) -> bool:
+        return any(
+            c.status == "build-failed" or c.status != c.expected and c.status in ("pass", "fail") for c in self.cases
+        )
+
+
+def detect_gpus() -> dict[str, list[str]]:
+    """GPUs this machine can run on, by vendor, from the vendors' own tools."""
+    found = {"nvidia": [], "amd": []}
+    if shutil.which("nvidia-smi"):
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+        found["nvidia"] = [
+            line.split(":", 1)[1].split("(")[0].strip() for line in out.stdout.splitlines() if ":" in line
+        ]
+    if shutil.which("rocminfo"):
+        out = subprocess.run(["rocminfo"], capture_output=True, text=True, timeout=60)
+        found["amd"] = sorted(
+            {
+                line.split(":", 1)[1].strip()
+                for line in out.stdout.splitlines()
+                if line.strip().startswith("Name:") and "gfx" in line
+            }
+        )
+    return found
+
+
+def _variants(target: str) -> list[str]:
+    return [REFERENCE, "cuda-port"] if target.startswith("sm_") else ["hip-amd"]
+
+
+def _compile(source: Path, tree: Path, target: str, executable: Path) -> tuple[bool, str, str]:
+    """(ok, log, how it was built)."""
+    if target.startswith("sm_"):
+        nvcc = toolchains.find_nvcc()
+        if nvcc is None:
+            return False, "no nvcc here (see `porter doctor`)", ""
+        command = [
+            str(nvcc.path),
+            "-x",
+            "cu",
+            "-std=c++17",
+            "-O3",
+            f"-arch={target}",
+            f"-I{tree}",
+            str(source),
+            "-o",
+            str(executable),
+        ]
+        how = "linked"
+    else:
+        hip = toolchains.find_hip_toolchain()
+        if hip is None or not hip.supports(target):
+            return False, f"no HIP compiler for {target} here (see `porter doctor`)", ""
+        link = hip.kind == "rocm"
+        command = [
+            str(hip.clang),
+            "-std=c++17",
+            "-O3",
+            *hip.hip_flags(),
+            f"--offload-arch={target}",
+            f"-I{tree}",
+            str(source),
+            *([] if link else ["-c"]),
+            "-o",
+            str(executable),
+        ]
+        if link:
+            command += [f"-L{hip.rocm_path / 'lib'}", "-lamdhip64"]
+        how = "linked" if link else "compiled (not linked: the compile-only ROCm sysroot has no HIP runtime)"
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    return result.returncode == 0, (result.stderr + result.stdout).strip(), how
+
+
+def _gpu_for(target: str, gpus: dict[str, list[str]]) -> str | None:
+    vendor = "nvidia" if target.startswith("sm_") else "amd"
+    return gpus[vendor][0] if gpus[vendor] else None
+
+
+def _run(executable: Path, outputs: Path) -> tuple[bool, str]:
+    outputs.mkdir(parents=True, exist_ok=True)
+    result = subprocess.run([str(executable), str(outputs)], capture_output=True, text=True, timeout=600)
+    return result.returncode == 0, (result.stderr + result.stdout).strip()
+
+
+def _timings(outputs: Path) -> list[float]:
+    path = outputs / "timings.txt"
+    return [float(line) for line in path.read_text().split()] if path.is_file() else []
+
+
+def _spread(times: list[float]) -> float | None:
+    if len(times) < 4:
+        return None
+    quartiles = statistics.quantiles(times, n=4)
+    return quartiles[2] - quartiles[0]
+
+
+def _compare_outputs(case: Case, result: CaseResult, reference: Path, outputs: Path) -> None:
+    comparisons = []
+    for arg in (a for a in case.args if a.output):
+        expected = np.load(reference / f"{arg.name}.npy")
+        actual = np.load(outputs / f"{arg.name}.npy")
+        comparisons.append((arg.name, compare(expected, actual, arg.dtype, case.tolerance_for(arg.dtype))))
+    failures = [(name, c) for name, c in comparisons if not c.passed]
+    result.status = "fail" if failures else "pass"
+    result.reason = "; ".join(f"{name}: {c.reason}" for name, c in failures) or None
+    _, worst = failures[0] if failures else max(comparisons, key=lambda item: item[1].max_abs_err)
+    result.max_abs_err, result.max_rel_err = worst.max_abs_err, worst.max_rel_err
+    result.max_ulp, result.mismatches, result.first_mismatch = worst.max_ulp, worst.mismatches, worst.first_mismatch
+
+
+def _stage(root: Path, cases: list[Case], work: Path, config: Config, port: bool) -> dict[str, Path]:
+    original = work / "original"
+    shutil.copytree(root, original, ignore=shutil.ignore_patterns(".git", "__pycache__"))
+    for case in cases:
+        if not (original / case.source).is_file():
+            raise VerifyError(f"case {case.name!r}: source {case.source!r} is not in {root}")
+        if case.port is not None and not (original / case.port).is_file():
+            raise VerifyError(f"case {case.name!r}: port {case.port!r} is not in {root}")
+        harness.write(case, original)
+    trees = {REFERENCE: original}
+    if port:
+        portable = work / "portable"
+        convert(ConvertOptions(original, portable), config, None)
+        trees["cuda-port"] = trees["hip-amd"] = portable
+    return trees
+
+
+def verify(
+    root: Path,
+    targets: tuple[str, ...],
+    config: Config,
+    record: Path | None = None,
+    reference_dir: Path | None = None,
+    gpus: dict[str, list[str]] | None = None,
+) -> VerifyResult:
+    if not root.is_dir():
+        raise VerifyError(f"{root}: verify takes a directory")
+    cases = load_cases(config)
+    if not cases:
+        raise VerifyError(f"{root}: no verify cases; declare [[tool.porter.verify.case]] or run `porter verify --init`")
+    gpus = detect_gpus() if gpus is None else gpus
+    results: list[CaseResult] = []
+    work = Path(tempfile.mkdtemp(prefix="porter-verify-"))
+    try:
+        trees = _stage(root, cases, work, config, port=True)
+        for case in cases:
+            for target in targets:
+                results += _verify_case(case, target, trees, work, gpus, reference_dir)
+        if record is not None:
+            _record(record, cases, results, work, gpus)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return VerifyResult(results, gpus, targets)
+
+
+def _verify_case(case, target, trees, work, gpus, reference_dir) -> list[CaseResult]:
+    results = []
+    gpu = _gpu_for(target, gpus)
+    reference_outputs = None
+    reference_median = None
+    for variant in _variants(target):
+        result = CaseResult(
+            case.name, variant, target, "not-run", expected=case.expect if variant != REFERENCE else "pass"
+        )
+        tree = trees[variant]
+        executable = work / "bin" / f"{case.name}-{variant}-{target}"
+        executable.parent.mkdir(parents=True, exist_ok=True)
+        source = tree / harness.harness_name(case, port=variant != REFERENCE)
+        ok, log, how = _compile(source, tree, target, executable)
+        result.built = how or None
+        if not ok:
+            result.status, result.reason = "build-failed", _first_line(log)
+            results.append(result)
+            continue
+        if gpu is None:
+            vendor = "NVIDIA" if target.startswith("sm_") else "AMD"
+            result.reason = f"not run: no {vendor} GPU here (built only)"
+            results.append(result)
+            continue
+        outputs = work / "outputs" / case.name / variant / target
+        ran, log = _run(executable, outputs)
+        if not ran:
+            result.status, result.reason = "fail", f"the harness failed on {gpu}: {_first_line(log)}"
+            results.append(result)
+            continue
+        times = _timings(outputs)
+        result.time_ms_median = statistics.median(times) if times else None
+        result.time_ms_spread = _spread(times)
+        recorded = reference_dir / case.name / REFERENCE if reference_dir else None
+        if variant == REFERENCE and recorded is None:
+            reference_outputs, reference_median = outputs, result.time_ms_median
+            result.status, result.reason = "pass", "reference run"
+        else:
+            against = recorded if recorded is not None else reference_outputs
+            if against is None or not against.is_dir():
+                result.reason = "not compared: no reference outputs (run a CUDA target or pass --compare DIR)"
+            else:
+                _compare_outputs(case, result, against, outputs)
+                base = reference_median if recorded is None else _recorded_median(reference_dir, case.name)
+                if base and result.time_ms_median:
+                    result.time_ratio = result.time_ms_median / base
+        results.append(result)
+    return results
+
+
+def _recorded_median(reference_dir: Path, name: str) -> float | None:
+    times = _timings(reference_dir / name / REFERENCE)
+    return statistics.median(times) if times else None
+
+
+def _first_line(log: str) -> str:
+    for line in log.splitlines():
+        if "error" in line:
+            return line.strip()[:300]
+    return log.strip()[:300]
+
+
+def _record(record: Path, cases: list[Case], results: list[CaseResult], work: Path, gpus) -> None:
+    """Outputs and timings with provenance; a half-written record never replaces a whole one."""
+    staging = Path(tempfile.mkdtemp(prefix=".porter-record-", dir=record.parent if record.parent.exists() else None))
+    for case in cases:
+        for variant_dir in (work / "outputs" / case.name).glob("*"):
+            for target_dir in variant_dir.glob("*"):
+                shutil.copytree(target_dir, staging / case.name / variant_dir.name, dirs_exist_ok=True)
+    manifest = {
+        "cases": [asdict(r) for r in results],
+        "seeds": {c.name: [harness.seed(c, i) for i in range(len(c.args))] for c in cases},
+        "provenance": {
+            "gpus": gpus,
+            "platform": platform.platform(),
+            "toolchains": _toolchain_versions(),
+            "commit": _commit(),
+        },
+    }
+    (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    if record.exists():
+        shutil.rmtree(record)
+    staging.rename(record)
+
+
+def _toolchain_versions() -> dict[str, str | None]:
+    nvcc = toolchains.find_nvcc()
+    hip = toolchains.find_hip_toolchain()
+    return {"nvcc": nvcc.version if nvcc else None, "hip": f"{hip.kind} HIP {hip.hip_version}" if hip else None}
+
+
+def _commit() -> str | None:
+    out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True)
+    return out.stdout.strip() or None

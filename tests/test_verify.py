@@ -1,0 +1,167 @@
+"""porter verify: cases, comparison, harness builds for both vendors, honesty without a GPU."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from compilers import require_hip, require_nvcc
+from typer.testing import CliRunner
+
+from porter.cli import app
+from porter.config import Config, ConfigError, load_config
+from porter.verify.cases import Tolerance, load_cases
+from porter.verify.compare import compare
+from porter.verify.run import detect_gpus, verify
+
+VERIFY_CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "verify"
+NO_GPUS = {"nvidia": [], "amd": []}
+
+
+def test_corpus_cases_load_with_their_launch_geometry():
+    cases = {c.name: c for c in load_cases(load_config(VERIFY_CORPUS))}
+    assert cases["saxpy"].grid == ((100000 + 255) // 256, 1, 1)
+    assert cases["row_sum"].args[0].size == 512 * 1024
+    assert cases["row_sum_planted_half_wave"].expect == "fail"
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        (
+            {"args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}], "grid": "n +", "block": 1},
+            "not an expression",
+        ),
+        ({"args": [{"name": "x", "dtype": "f32", "size": "m", "output": True}], "grid": 1, "block": 1}, "'m'"),
+        ({"args": [{"name": "x", "dtype": "f32", "size": 4}], "grid": 1, "block": 1}, "output = true"),
+        ({"args": [{"name": "x", "dtype": "f7", "size": 4, "output": True}], "grid": 1, "block": 1}, "unknown dtype"),
+        (
+            {
+                "args": [{"name": "x", "dtype": "f32", "size": 4, "init": "gauss", "output": True}],
+                "grid": 1,
+                "block": 1,
+            },
+            "unknown generator",
+        ),
+        (
+            {
+                "args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}],
+                "grid": "__import__('os')",
+                "block": 1,
+            },
+            "may use integers",
+        ),
+        ({"args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}], "grid": 0, "block": 1}, "positive"),
+    ],
+)
+def test_bad_cases_name_the_problem(case, message):
+    table = {"verify": {"case": [{"name": "c", "source": "k.cu", "kernel": "k", "params": {"n": 4}, **case}]}}
+    with pytest.raises(ConfigError, match=message):
+        load_cases(Config(raw=table))
+
+
+def _sum_rows(values: np.ndarray, lanes: int) -> np.ndarray:
+    return values.reshape(-1, lanes).sum(axis=1, dtype=np.float32)
+
+
+def test_a_reduction_that_drops_half_a_wave_fails():
+    rng = np.random.default_rng(7)
+    values = rng.standard_normal(64 * 128).astype(np.float32)
+    whole = _sum_rows(values, 64)
+    half = _sum_rows(values.reshape(-1, 64)[:, :32].ravel(), 32)
+    result = compare(whole, half, "f32", Tolerance(rtol=1e-5, atol=1e-5))
+    assert not result.passed and result.mismatches > 100 and result.first_mismatch == 0
+    assert result.max_abs_err > 1.0
+
+
+def test_a_truncated_64_bit_mask_fails():
+    masks = np.array([0xFFFFFFFFFFFFFFFF, 0x8000000100000001, 0x00000000FFFFFFFF], dtype=np.uint64)
+    truncated = masks & np.uint64(0xFFFFFFFF)
+    result = compare(masks, truncated, "u64", Tolerance())
+    assert not result.passed and result.mismatches == 2 and result.first_mismatch == 0
+
+
+def test_ulps_nans_and_allowed_mismatches():
+    expected = np.array([1.0, np.nan, -0.0, 3.0], dtype=np.float32)
+    one_ulp = np.nextafter(expected, np.float32(np.inf)).astype(np.float32)
+    one_ulp[1], one_ulp[2] = np.nan, 0.0
+    assert compare(expected, one_ulp, "f32", Tolerance(max_ulp=1)).passed
+    assert not compare(expected, one_ulp, "f32", Tolerance(max_ulp=0)).passed
+    assert compare(expected, one_ulp, "f32", Tolerance(max_ulp=0, mismatch_fraction=0.5)).passed
+    assert not compare(expected, np.array([1.0, 2.0, 0.0, 3.0], dtype=np.float32), "f32", Tolerance(rtol=1)).passed
+
+
+def test_bf16_is_compared_as_numbers():
+    one = np.array([0x3F80], dtype=np.uint16)  # 1.0 in bfloat16
+    next_up = np.array([0x3F81], dtype=np.uint16)
+    result = compare(one, next_up, "bf16", Tolerance(rtol=1e-2))
+    assert result.passed and result.max_ulp == 1 and result.max_abs_err == pytest.approx(2**-7)
+
+
+def test_without_a_gpu_every_harness_builds_and_nothing_is_called_passed(tmp_path):
+    require_nvcc()
+    require_hip()
+    tree = tmp_path / "verify"
+    shutil.copytree(VERIFY_CORPUS, tree)
+    before = {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()}
+    result = verify(tree, ("sm_90", "gfx942"), load_config(tree), gpus=NO_GPUS)
+    cases = load_cases(load_config(tree))
+    assert len(result.cases) == 3 * len(cases)
+    for case in result.cases:
+        assert case.status == "not-run", case
+        assert "no NVIDIA GPU" in case.reason if case.target == "sm_90" else "no AMD GPU" in case.reason
+        assert case.built is not None
+    assert not result.failed
+    assert {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()} == before, "the input tree is untouched"
+
+
+def test_cli_json_has_the_documented_fields(tmp_path):
+    require_nvcc()
+    if any(detect_gpus().values()):
+        pytest.skip("a GPU is present: the GPU test covers this machine")
+    out = tmp_path / "verify.json"
+    runner = CliRunner()
+    result = runner.invoke(app, ["verify", str(VERIFY_CORPUS), "--target", "sm_90", "--format", "json", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    fields = {
+        "name",
+        "variant",
+        "target",
+        "status",
+        "reason",
+        "max_abs_err",
+        "max_rel_err",
+        "mismatches",
+        "time_ms_median",
+        "time_ratio",
+    }
+    assert all(fields <= set(c) for c in data["cases"])
+    assert {c["status"] for c in data["cases"]} == {"not-run"}
+
+
+def test_compare_needs_a_recorded_run(tmp_path):
+    result = CliRunner().invoke(app, ["verify", str(VERIFY_CORPUS), "--compare", str(tmp_path)])
+    assert result.exit_code == 2 and "manifest.json" in result.output
+
+
+@pytest.mark.gpu
+def test_on_an_nvidia_gpu_ports_pass_and_planted_bugs_fail(tmp_path):
+    require_nvcc()
+    gpus = detect_gpus()
+    if not gpus["nvidia"]:
+        pytest.skip("no NVIDIA GPU here (nvidia-smi lists none)")
+    tree = tmp_path / "verify"
+    shutil.copytree(VERIFY_CORPUS, tree)
+    result = verify(tree, ("sm_90",), load_config(tree), record=tmp_path / "record")
+    by_case = {(c.name, c.variant): c for c in result.cases}
+    for (name, variant), case in by_case.items():
+        want = "fail" if name.endswith("planted_half_wave") and variant != "cuda-original" else "pass"
+        assert case.status == want, case
+    assert by_case[("saxpy", "cuda-port")].time_ratio is not None
+    assert (tmp_path / "record" / "manifest.json").is_file()
+    again = verify(tree, ("sm_90",), load_config(tree), reference_dir=tmp_path / "record")
+    assert {c.status for c in again.cases if not c.name.endswith("planted_half_wave")} == {"pass"}
