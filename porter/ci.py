@@ -68,8 +68,9 @@ def workflow(options: CiOptions, commands: set[str]) -> str:
             "    steps:",
             "      - uses: actions/checkout@v4",
             f"      - run: pip install '{options.porter_spec}'",
+            "      # goldens: `porter verify . --target sm_90 --record " + options.goldens + "` on a CUDA machine",
             "      - name: Verify against the recorded CUDA goldens",
-            f"        run: porter verify {paths} --compare {options.goldens}",
+            f"        run: porter verify {options.paths[0]} --target {options.target} --compare {options.goldens}",
         ]
     return "\n".join(lines) + "\n"
 

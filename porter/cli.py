@@ -269,6 +269,9 @@ def verify(
     compare: Annotated[
         Path | None, typer.Option("--compare", help="Check against outputs another machine recorded.")
     ] = None,
+    init: Annotated[
+        bool, typer.Option("--init", help="Propose cases from the kernels' signatures (TOML), to complete by hand.")
+    ] = False,
 ) -> None:
     """Build a harness per case for the original and the port, run it on the GPUs present, compare."""
     from porter.build.run import BuildError
@@ -276,6 +279,15 @@ def verify(
     from porter.verify.run import VerifyError
     from porter.verify.run import verify as run_verify
 
+    if init:
+        from porter.config import ConfigError, load_config
+        from porter.verify.init import propose
+
+        try:
+            write_output(propose(path, load_config(path)), output)
+        except ConfigError as exc:
+            raise fail(str(exc)) from exc
+        return
     if compare is not None and not (compare / "manifest.json").is_file():
         raise fail(f"{compare}: not a recorded verify run (no manifest.json); make one with --record")
     try:

@@ -23,3 +23,10 @@ def corpus_scan():
 @pytest.fixture(scope="session")
 def libclang_available() -> bool:
     return clang.find_setup() is not None
+
+
+@pytest.fixture(autouse=True)
+def _toolchain_lookups_forget_patched_environments():
+    """A test that points PORTER_CACHE at an empty directory must not leave libclang 'missing' for the rest."""
+    yield
+    clang.find_setup.cache_clear()

@@ -141,6 +141,9 @@ def test_cli_json_has_the_documented_fields(tmp_path):
     }
     assert all(fields <= set(c) for c in data["cases"])
     assert {c["status"] for c in data["cases"]} == {"not-run"}
+    report = runner.invoke(app, ["report", str(out), "-o", str(tmp_path / "report.md")])
+    assert report.exit_code == 0, report.output
+    assert f"Verify: {len(data['cases'])} not-run." in (tmp_path / "report.md").read_text()
 
 
 def test_compare_needs_a_recorded_run(tmp_path):
@@ -165,3 +168,24 @@ def test_on_an_nvidia_gpu_ports_pass_and_planted_bugs_fail(tmp_path):
     assert (tmp_path / "record" / "manifest.json").is_file()
     again = verify(tree, ("sm_90",), load_config(tree), reference_dir=tmp_path / "record")
     assert {c.status for c in again.cases if not c.name.endswith("planted_half_wave")} == {"pass"}
+
+
+def test_init_proposes_loadable_cases_from_kernel_signatures(tmp_path):
+    tree = tmp_path / "ext"
+    tree.mkdir()
+    (tree / "k.cu").write_text(
+        "template <typename T> __global__ void scale(const T* in, T* out, T by, int n) {}\n"
+        "__global__ void fill(float* out, const float* __restrict__ in, int n) {}\n"
+        "struct Opaque { int x; };\n__global__ void odd(Opaque o, double* out) {}\n"
+    )
+    result = CliRunner().invoke(app, ["verify", str(tree), "--init", "-o", str(tree / "porter.toml")])
+    assert result.exit_code == 0, result.output
+    text = (tree / "porter.toml").read_text()
+    assert "TODO a template" in text and "`Opaque`" in text
+    cases = {c.name: c for c in load_cases(load_config(tree))}
+    assert [(a.name, a.dtype, a.size is None, a.output) for a in cases["fill"].args] == [
+        ("out", "f32", False, True),
+        ("in", "f32", False, False),
+        ("n", "i32", True, False),
+    ]
+    assert [a.name for a in cases["odd"].args] == ["out"]

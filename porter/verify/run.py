@@ -49,6 +49,7 @@ class CaseResult:
     time_ratio: float | None = None
     built: str | None = None  # "linked", "compiled (not linked: ...)"
     expected: str = "pass"  # "fail" for planted bugs
+    gpu: str | None = None
 
 
 @dataclass
@@ -248,6 +249,7 @@ def _verify_case(case, target, trees, work, gpus, reference_dir) -> list[CaseRes
             result.reason = f"not run: no {vendor} GPU here (built only)"
             results.append(result)
             continue
+        result.gpu = gpu
         outputs = work / "outputs" / case.name / variant / target
         ran, log = _run(executable, outputs)
         if not ran:
@@ -260,7 +262,7 @@ def _verify_case(case, target, trees, work, gpus, reference_dir) -> list[CaseRes
         recorded = reference_dir / case.name / REFERENCE if reference_dir else None
         if variant == REFERENCE and recorded is None:
             reference_outputs, reference_median = outputs, result.time_ms_median
-            result.status, result.reason = "pass", "reference run"
+            result.status, result.reason = "pass", "reference run: the harness ran; the port variants are compared with it"
         else:
             against = recorded if recorded is not None else reference_outputs
             if against is None or not against.is_dir():
