@@ -262,7 +262,10 @@ def _verify_case(case, target, trees, work, gpus, reference_dir) -> list[CaseRes
         recorded = reference_dir / case.name / REFERENCE if reference_dir else None
         if variant == REFERENCE and recorded is None:
             reference_outputs, reference_median = outputs, result.time_ms_median
-            result.status, result.reason = "pass", "reference run: the harness ran; the port variants are compared with it"
+            result.status, result.reason = (
+                "pass",
+                "reference run: the harness ran; the port variants are compared with it",
+            )
         else:
             against = recorded if recorded is not None else reference_outputs
             if against is None or not against.is_dir():
