@@ -221,6 +221,9 @@ def build(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Compile everything again.")] = False,
+    hip_nvidia: Annotated[
+        bool, typer.Option("--hip-nvidia", help="Also build the HIP tree for each sm_* target (HIP-on-NVIDIA).")
+    ] = False,
 ) -> None:
     """Build the original (sm_*) and the port (gfx*), with per-kernel registers, shared memory, spills, occupancy."""
     from porter.build.run import BuildError
@@ -230,7 +233,7 @@ def build(
     targets = _build_targets(target)
     try:
         config = load_config(path)
-        result = run_build(path, targets, config, jobs=jobs, use_cache=not no_cache)
+        result = run_build(path, targets, config, jobs=jobs, use_cache=not no_cache, hip_nvidia=hip_nvidia)
     except (BuildError, ConfigError) as exc:
         raise fail(str(exc)) from exc
     if format is PlainFormat.JSON:
@@ -240,16 +243,17 @@ def build(
     for unit in result.units:
         status = unit.status + (f" [{unit.cls}]" if unit.cls else "") + (" (cached)" if unit.cached else "")
         lines.append(
-            f"{unit.target:<7} {unit.file}: {status}" + (f"\n        {unit.diagnostic}" if unit.diagnostic else "")
+            f"{unit.target:<7} {unit.variant:<10} {unit.file}: {status}"
+            + (f"\n        {unit.diagnostic}" if unit.diagnostic else "")
         )
     lines.append("")
-    header = f"{'kernel':<40} {'target':<7} {'regs':>5} {'shared':>7} {'spill':>6} {'occupancy':>9}  limiter"
+    header = f"{'kernel':<40} {'target':<16} {'regs':>5} {'shared':>7} {'spill':>6} {'occupancy':>9}  limiter"
     lines.append(header)
     for kernel in result.kernels:
         for tgt, res in kernel["targets"].items():
             occupancy = "" if res.get("occupancy") is None else f"{res['occupancy']:g}"
             lines.append(
-                f"{kernel['name'][:40]:<40} {tgt:<7} {res.get('registers', ''):>5} {res.get('shared_bytes', ''):>7} "
+                f"{kernel['name'][:40]:<40} {tgt:<16} {res.get('registers', ''):>5} {res.get('shared_bytes', ''):>7} "
                 f"{res.get('spill_bytes', ''):>6} {occupancy:>9}  {res.get('limiter') or ''}"
             )
     write_output("\n".join(lines) + "\n", output)

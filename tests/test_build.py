@@ -106,3 +106,18 @@ def test_a_warm_rebuild_comes_from_the_cache(tmp_path, monkeypatch):
 def test_bad_targets_are_named():
     result = runner.invoke(app, ["build", str(CORPUS / "build"), "--target", "rtx4090"])
     assert result.exit_code == 2 and "unknown target(s) rtx4090" in result.output
+
+
+def test_hip_on_nvidia_builds_the_hip_tree_with_the_cuda_12_device_tools():
+    require_hip()
+    if toolchains.cuda12_device_toolkit() is None or toolchains.find_system_clang() is None:
+        pytest.skip("no CUDA 12.9 device tools: `porter setup cuda-headers`")
+    args = ["build", str(CORPUS / "build"), "--target", "sm_90", "--hip-nvidia", "--format", "json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    built = json.loads(result.stdout)
+    hip_units = [u for u in built["units"] if u["variant"] == "hip-nvidia"]
+    assert hip_units and all(u["status"] == "ok" and u["file"].endswith(".hip") for u in hip_units), hip_units
+    for kernel in built["kernels"]:
+        cuda, hip = kernel["targets"]["sm_90"], kernel["targets"]["sm_90 hip-nvidia"]
+        assert hip["shared_bytes"] == cuda["shared_bytes"] and hip["registers"] > 0, kernel

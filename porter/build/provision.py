@@ -42,6 +42,7 @@ CUDA_HEADER_WHEELS = (
     "nvidia-cuda-nvcc-cu12==12.9.86",
     "nvidia-curand-cu12==10.3.10.19",
     "nvidia-cuda-cccl-cu12==12.9.27",
+    "nvidia-cuda-profiler-api-cu12==12.9.79",  # the HIP headers' nvidia_detail layer includes it
 )
 
 DEBIAN_KEYRINGS = {
@@ -148,7 +149,7 @@ def provision_sysroot(force: bool = False) -> Path:
 
 def provision_cuda_headers(force: bool = False) -> Path:
     final = toolchains.cuda_headers_path()
-    if toolchains.cuda_headers_dir() and not force:
+    if toolchains.cuda_headers_dir() and toolchains.cuda12_device_toolkit() and not force:
         return final
 
     def build(work: Path) -> None:
@@ -160,10 +161,28 @@ def provision_cuda_headers(force: bool = False) -> Path:
             raise ProvisionError(f"pip could not download the CUDA 12.9 header wheels: {' | '.join(tail)}")
         for wheel in sorted(wheels.glob("*.whl")):
             _extract_includes(wheel, work)
+            _extract_device_tools(wheel, work)
         (work / "bin").mkdir(exist_ok=True)
         shutil.rmtree(wheels)
 
     return _install_atomically(final, build)
+
+
+def _extract_device_tools(wheel: Path, into: Path) -> None:
+    """ptxas and libdevice from the nvcc wheel (it has no nvcc driver): enough for clang to compile
+    CUDA, and so HIP-on-NVIDIA, for sm_* targets."""
+    with zipfile.ZipFile(wheel) as archive:
+        for member in archive.infolist():
+            name = member.filename
+            if member.is_dir() or not (
+                name == "nvidia/cuda_nvcc/bin/ptxas" or name.startswith("nvidia/cuda_nvcc/nvvm/libdevice/")
+            ):
+                continue
+            target = into / Path(*name.split("/")[2:])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(member) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            target.chmod(0o755 if target.parent.name == "bin" else 0o644)
 
 
 def _extract_includes(wheel: Path, into: Path) -> None:

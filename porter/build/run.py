@@ -92,8 +92,29 @@ def _first_error(text: str) -> str | None:
     return None
 
 
-def _command(target: str, path: Path, root: Path, output: Path, mode: str) -> list[str] | None:
+def _hip_nvidia_command(target: str, path: Path, includes: list[str], output: Path, mode: str) -> list[str] | None:
+    """HIP-on-NVIDIA through clang's CUDA mode: the HIP headers' nvidia_detail layer over CUDA 12.9
+    (nvcc 13's headers break that layer), device code only, ptxas reporting resources."""
+    clang, toolkit, hip = (
+        toolchains.find_system_clang(),
+        toolchains.cuda12_device_toolkit(),
+        toolchains.find_hip_toolchain(),
+    )
+    if clang is None or toolkit is None or hip is None:
+        return None
+    flags = [
+        "-x", "cuda", f"--cuda-path={toolkit}", f"--cuda-gpu-arch={target}", "-D__HIP_PLATFORM_NVIDIA__",
+        f"-isystem{hip.rocm_path / 'include'}", "-std=c++17", "-O3", "--cuda-device-only",
+        "-Wno-unknown-cuda-version", "-Wno-deprecated-declarations", *includes,
+    ]  # fmt: skip
+    tail = ["-Xcuda-ptxas", "-v", "-c"] if mode == "compile" else ["-E"]
+    return [str(clang), *flags, *tail, str(path), "-o", str(output)]
+
+
+def _command(target: str, path: Path, root: Path, output: Path, mode: str, variant: str) -> list[str] | None:
     includes = [f"-I{root}", f"-I{path.parent}"]
+    if variant == "hip-nvidia":
+        return _hip_nvidia_command(target, path, includes, output, mode)
     if target.startswith("sm_"):
         nvcc = toolchains.find_nvcc()
         if nvcc is None:
@@ -114,7 +135,9 @@ def _command(target: str, path: Path, root: Path, output: Path, mode: str) -> li
     return [str(hip.clang), *flags, "--cuda-device-only", "-E", str(path), "-o", str(output)]
 
 
-def _why_unavailable(target: str) -> str:
+def _why_unavailable(target: str, variant: str) -> str:
+    if variant == "hip-nvidia":
+        return "HIP-on-NVIDIA needs clang-19, the ROCm sysroot and the CUDA 12.9 device tools: `porter setup all`"
     if target.startswith("sm_"):
         return "no nvcc here (see `porter doctor`)"
     hip = toolchains.find_hip_toolchain()
@@ -135,12 +158,12 @@ def _cache_path(key: str) -> Path:
 
 def _compile(path: Path, rel: str, root: Path, target: str, variant: str, use_cache: bool) -> tuple[Unit, str]:
     with tempfile.TemporaryDirectory(prefix="porter-build-") as tmp:
-        compile_command = _command(target, path, root, Path(tmp) / "out.o", "compile")
+        compile_command = _command(target, path, root, Path(tmp) / "out.o", "compile", variant)
         if compile_command is None:
-            return Unit(rel, target, variant, "unavailable", "unavailable", _why_unavailable(target)), ""
+            return Unit(rel, target, variant, "unavailable", "unavailable", _why_unavailable(target, variant)), ""
         key = None
         if use_cache:
-            preprocess = _command(target, path, root, Path(tmp) / "pre.i", "preprocess")
+            preprocess = _command(target, path, root, Path(tmp) / "pre.i", "preprocess", variant)
             pre = subprocess.run(preprocess, capture_output=True, timeout=600)
             if pre.returncode == 0:
                 # line markers and include flags name where the tree is (a temporary directory for
@@ -190,7 +213,7 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
         return
     missing = MISSING_HEADER.search(unit.diagnostic or "")
     manual = [f for f in findings_by_file.get(unit.file, []) if f.fix is not FixKind.AUTO]
-    if missing and unit.variant == "hip" and any(missing.group(1) in f.message for f in manual):
+    if missing and unit.variant.startswith("hip") and any(missing.group(1) in f.message for f in manual):
         # a CUDA-only header the scan already flagged (cuda_pipeline.h, mma.h, cudnn.h, ...)
         rules = sorted({f.rule for f in manual if missing.group(1) in f.message})
         unit.cls = "unsupported-feature"
@@ -203,7 +226,7 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
     if unit.variant == "cuda":
         unit.cls = "original-does-not-build"
         return
-    if unit.file in cuda_failed:
+    if unit.file in cuda_failed or re.sub(r"\.hip$", ".cu", unit.file) in cuda_failed:
         unit.cls = "original-does-not-build"
         return
     unsupported = sorted(
@@ -275,7 +298,12 @@ class BuildResult:
 
 
 def build(
-    root: Path, targets: tuple[str, ...], config: Config, jobs: int | None = None, use_cache: bool = True
+    root: Path,
+    targets: tuple[str, ...],
+    config: Config,
+    jobs: int | None = None,
+    use_cache: bool = True,
+    hip_nvidia: bool = False,
 ) -> BuildResult:
     if not root.is_dir():
         raise BuildError(f"{root}: build takes a directory")
@@ -291,9 +319,12 @@ def build(
     if any(t.startswith("gfx") for t in targets):
         convert(ConvertOptions(root, work / "portable", use_cache=use_cache), config, None)
         trees["hip"] = work / "portable"
+    nvidia_targets = [t for t in targets if t.startswith("sm_")] if hip_nvidia else []
+    if nvidia_targets:
+        convert(ConvertOptions(root, work / "hip", mode="hip", use_cache=use_cache), config, None)
+        trees["hip-nvidia"] = work / "hip"
     tasks = []
-    for target in targets:
-        variant = _variant_for(target)
+    for target, variant in [(t, _variant_for(t)) for t in targets] + [(t, "hip-nvidia") for t in nvidia_targets]:
         tree = trees[variant]
         for path in _units(tree):
             if variant == "cuda" and path.suffix == ".hip":
@@ -312,14 +343,14 @@ def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
     kernels: dict[str, dict] = {}
     mangled_all: list[str] = []
     parsed_logs = []
-    for (unit, log), (_, rel, tree, target, _variant) in zip(outcomes, tasks, strict=True):
+    for (unit, log), (_, rel, tree, target, variant) in zip(outcomes, tasks, strict=True):
         _classify(unit, findings_by_file, cuda_failed)
         found = parse_ptxas(log) if target.startswith("sm_") else parse_amdgpu_remarks(log)
-        parsed_logs.append((unit, rel, tree, target, found))
+        parsed_logs.append((unit, rel, tree, target, variant, found))
         mangled_all.extend(found)
     names = demangle(sorted(set(mangled_all)))
     block_cache: dict[tuple[str, str], dict[str, int]] = {}
-    for unit, rel, tree, target, found in parsed_logs:
+    for unit, rel, tree, target, variant, found in parsed_logs:
         sizes = block_cache.setdefault((str(tree), rel), _block_sizes(tree, rel) if unit.status == "ok" else {})
         for mangled, resources in found.items():
             name = names.get(mangled, mangled)
@@ -330,7 +361,7 @@ def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
             else:
                 amd_limiter(resources, target, block)
             entry = kernels.setdefault(name, {"name": name, "mangled": mangled, "file": rel, "targets": {}})
-            entry["targets"][target] = resources.to_json()
+            entry["targets"][f"{target} hip-nvidia" if variant == "hip-nvidia" else target] = resources.to_json()
     return BuildResult(
         [u for u, _ in outcomes], sorted(kernels.values(), key=lambda k: (k["file"], k["name"])), targets
     )

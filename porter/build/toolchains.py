@@ -42,6 +42,13 @@ def cuda_headers_dir() -> Path | None:
     return path if (path / ".complete").is_file() and (path / "include" / "cuda.h").is_file() else None
 
 
+def cuda12_device_toolkit() -> Path | None:
+    """The CUDA 12.9 tree with ptxas and libdevice, which clang needs to compile CUDA (and HIP-on-NVIDIA)."""
+    path = cuda_headers_dir()
+    needed = ("bin/ptxas", "nvvm/libdevice/libdevice.10.bc", "include/cuda_profiler_api.h")
+    return path if path is not None and all((path / n).is_file() for n in needed) else None
+
+
 def _run_version(command: list[str]) -> str | None:
     try:
         out = subprocess.run(command, capture_output=True, text=True, timeout=60)
