@@ -104,6 +104,27 @@ CASES = [
         "__global__ void k(float*);\nvoid f() { cudaFuncSetAttribute((const void*)k, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024); }",
         ["API001", "LBD003", "API004"],
     ),
+    # cooperative groups: a parent-typed tile held as auto, qualified or through using-directives
+    (
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+        + K.format("auto t = cg::tiled_partition<16>(cg::this_thread_block()); x[0] = t.size();"),
+        ["API005", "CGR003"],
+    ),
+    (
+        "#include <cooperative_groups.h>\nusing namespace cooperative_groups;\n"
+        + K.format("auto t = tiled_partition<16>(this_thread_block()); x[0] = t.size();"),
+        ["API005", "CGR003"],
+    ),
+    (
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+        + K.format("cg::thread_block_tile<16> t = cg::tiled_partition<16>(cg::this_thread_block()); x[0] = t.size();"),
+        ["API005"],
+    ),
+    (
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+        + K.format("auto g = cg::tiled_partition(cg::this_thread_block(), 16); x[0] = g.size();"),
+        ["API005"],
+    ),
 ]
 
 
@@ -142,3 +163,16 @@ def test_warp_sync_severity_by_version(tmp_path):
 def test_opt_in_macro_silences_the_preview_warning(tmp_path):
     code = "#define HIP_ENABLE_WARP_SYNC_BUILTINS\n" + D.format("return __shfl_down_sync(~0ull, v, 1);")
     assert rules_for(tmp_path, code, rocm="6.4") == []
+
+
+def test_typed_tile_is_an_error_before_the_fixed_release(tmp_path):
+    code = "#include <cooperative_groups.h>\n" + K.format(
+        "auto t = cooperative_groups::tiled_partition<8>(cooperative_groups::this_thread_block()); x[0] = t.size();"
+    )
+    path = tmp_path / "tile.cu"
+    path.write_text(code)
+    for rocm, severity in (("5.7", "error"), ("6.4", "info")):
+        config = Config(targets=("gfx942",), rocm_version=rocm)
+        result = analyze_file(DiscoveredFile(path, "tile.cu", FileKind.CUDA), config, Deep.NEVER, None)
+        (finding,) = [f for f in result.findings if f.rule == "CGR003"]
+        assert finding.severity.value == severity

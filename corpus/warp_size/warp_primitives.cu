@@ -34,7 +34,7 @@ __device__ float gather_all_lanes(float v) {
 }
 
 __global__ void tile_sum(const float* in, float* out) {
-  auto warp = cg::tiled_partition<32>(cg::this_thread_block());  // expect: WRP007
+  auto warp = cg::tiled_partition<32>(cg::this_thread_block());  // expect: CGR003 WRP007
   float v = in[blockIdx.x * blockDim.x + threadIdx.x];
   for (int i = warp.size() / 2; i > 0; i /= 2) v += warp.shfl_down(v, i);
   if (warp.thread_rank() == 0) out[blockIdx.x] = v;

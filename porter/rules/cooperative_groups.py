@@ -9,7 +9,7 @@ from functools import cache
 from importlib import resources
 
 from porter.config import version_tuple
-from porter.findings import Finding, FixKind, Severity
+from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
 from porter.rules.patterns import CODE_CONTEXTS
 
@@ -44,7 +44,27 @@ GRID_SYNC = Rule(
     use_instead="Launch with `cudaLaunchCooperativeKernel` (hipLaunchCooperativeKernel) and size the grid from `cudaOccupancyMaxActiveBlocksPerMultiprocessor` × the CU count at run time.",
 )
 
-RULES = (MISSING_API, GRID_SYNC)
+AMBIGUOUS_TILE = Rule(
+    id="CGR003",
+    name="typed-tile-ambiguous-members",
+    category="cooperative-groups",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="A tile from `tiled_partition<N>(block)` held as `auto`: its members are ambiguous in HIP 5.x",
+    what="Finds `auto t = cg::tiled_partition<N>(parent)`, which keeps the parent-typed tile (`thread_block_tile<N, thread_block>`).",
+    why="""
+        In HIP 5.7's cooperative groups the parent-typed tile inherits `size()`, `thread_rank()`
+        and `sync()` from two bases without choosing one, so every call is ambiguous ("member
+        'size' found in multiple base classes"); HIP 6.4 adds the missing using-declarations
+        (checked against both headers). The parent-less `thread_block_tile<N>` declares them in
+        both releases, and CUDA converts the typed tile to it implicitly.
+        """,
+    example="auto warp = cg::tiled_partition<32>(cg::this_thread_block());\nfloat n = warp.size();",
+    use_instead="cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());",
+)
+
+RULES = (MISSING_API, GRID_SYNC, AMBIGUOUS_TILE)
+FIXED_TILE_MEMBERS = (6, 4)
 
 
 @cache
@@ -87,6 +107,28 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     for match in re.finditer(rf"\.\s*({'|'.join(_METHODS)})\s*\(\s*\)".encode(), data):
         yield from _missing(ctx, match, match.group(1).decode(), table, rocm)
     yield from _grid_syncs(ctx)
+    yield from _auto_tiles(ctx, prefix, using, rocm)
+
+
+def _auto_tiles(ctx: FileContext, prefix: str, using: bool, rocm) -> Iterable[Finding]:
+    qualified = rf"(?:(?:{prefix})\s*::\s*){'?' if using else ''}"
+    pattern = re.compile(
+        rf"(?<![\w$])(auto)(\s+\w+\s*=\s*)({qualified})tiled_partition\s*<\s*([^<>()]+?)\s*>\s*\(".encode()
+    )
+    for match in pattern.finditer(ctx.source.data):
+        if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
+            continue
+        namespace = match.group(3).decode() or ("" if using else "cooperative_groups::")
+        tile = f"{namespace}thread_block_tile<{match.group(4).decode()}>"
+        broken = rocm < FIXED_TILE_MEMBERS
+        yield AMBIGUOUS_TILE.finding(
+            ctx,
+            match.start(1),
+            match.end(1),
+            f"`auto` keeps the parent-typed tile: its size()/thread_rank()/sync() are ambiguous in HIP 5.x; declare `{tile}`",
+            edits=(Edit(match.start(1), match.end(1), tile.encode()),),
+            severity=Severity.ERROR if broken else Severity.INFO,
+        )
 
 
 def _missing(ctx: FileContext, match: re.Match, name: str, table: dict, rocm) -> Iterable[Finding]:
