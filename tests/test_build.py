@@ -121,3 +121,14 @@ def test_hip_on_nvidia_builds_the_hip_tree_with_the_cuda_12_device_tools():
     for kernel in built["kernels"]:
         cuda, hip = kernel["targets"]["sm_90"], kernel["targets"]["sm_90 hip-nvidia"]
         assert hip["shared_bytes"] == cuda["shared_bytes"] and hip["registers"] > 0, kernel
+
+
+def test_a_failure_the_scan_left_to_a_person_is_classified_as_such(tmp_path):
+    require_hip()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "token_paste.cu").write_bytes((CORPUS / "api" / "token_paste.cu").read_bytes())
+    result = runner.invoke(app, ["build", str(tree), "--target", "gfx942", "--format", "json", "--no-cache"])
+    (unit,) = json.loads(result.stdout)["units"]
+    assert unit["status"] == "failed" and unit["class"] == "manual-fix-needed", unit
+    assert "API008" in unit["diagnostic"]

@@ -5,8 +5,9 @@
   through a real ROCm or the compile-only sysroot; a target the compiler does not know is reported
   unavailable, never silently skipped.
 
-Every failure gets a class: the original does not build here, the toolchain lacks a header, a port
-error, or a known unsupported feature (the scan's manual findings name it). Results are cached by
+Every failure gets a class: the original does not build here, the toolchain lacks a header, a known
+unsupported feature or other work the scan left to a person (its manual findings name it), or else a
+port error: porter's own rewrite is at fault. Results are cached by
 the hash of the preprocessed input, the flags and the compiler version.
 """
 
@@ -236,9 +237,14 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
             if UNSUPPORTED_RULES.match(f.rule) and f.fix is not FixKind.AUTO
         }
     )
-    unit.cls = "unsupported-feature" if unsupported else "port-error"
+    pending = sorted({f.rule for f in manual})
     if unsupported:
-        unit.diagnostic = f"{', '.join(unsupported)}: {unit.diagnostic}"
+        unit.cls, unit.diagnostic = "unsupported-feature", f"{', '.join(unsupported)}: {unit.diagnostic}"
+    elif pending:
+        # the scan left this file work for a person: the failure is that work, not porter's rewrite
+        unit.cls, unit.diagnostic = "manual-fix-needed", f"{', '.join(pending)} left to a person: {unit.diagnostic}"
+    else:
+        unit.cls = "port-error"
 
 
 def _block_sizes(root: Path, rel: str) -> dict[str, int]:
