@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# porter's main job on the bundled corpus: set up, check the toolchains, scan, convert, report.
+# porter's main job on the bundled corpus: set up, check the toolchains, scan, convert, build, verify, report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -7,7 +7,11 @@ bash scripts/bootstrap.sh
 mkdir -p reports/corpus
 .venv/bin/porter scan corpus --format json --output reports/corpus/scan.json
 .venv/bin/porter convert corpus --output reports/corpus/portable --format json > reports/corpus/convert.json
+.venv/bin/porter build corpus --target sm_90 --target gfx942 --hip-nvidia --format json --output reports/corpus/build.json
+.venv/bin/porter verify corpus/verify --target sm_90 --target gfx942 --format json --output reports/corpus/verify.json \
+  || echo "porter verify: some cases failed; see reports/corpus/verify.json"
 .venv/bin/porter report reports/corpus/scan.json reports/corpus/convert.json \
+  reports/corpus/build.json reports/corpus/verify.json \
   --output reports/corpus/report.html --output reports/corpus/report.md \
   --output reports/corpus/report.json --output reports/corpus/report.sarif
 .venv/bin/porter scan corpus | tail -n 3
