@@ -105,7 +105,8 @@ def _hip_nvidia_command(target: str, path: Path, includes: list[str], output: Pa
         return None
     flags = [
         "-x", "cuda", f"--cuda-path={toolkit}", f"--cuda-gpu-arch={target}", "-D__HIP_PLATFORM_NVIDIA__",
-        f"-isystem{hip.rocm_path / 'include'}", "-std=c++17", "-O3", "--cuda-device-only",
+        # CUDA's own thrust and CUB first: the ROCm tree's rocThrust must not shadow them on NVIDIA
+        f"-isystem{toolkit / 'include'}", f"-isystem{hip.rocm_path / 'include'}", "-std=c++17", "-O3", "--cuda-device-only",
         "-Wno-unknown-cuda-version", "-Wno-deprecated-declarations", *includes,
     ]  # fmt: skip
     tail = ["-Xcuda-ptxas", "-v", "-c"] if mode == "compile" else ["-E"]
@@ -213,7 +214,8 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
     if unit.status != "failed":
         return
     missing = MISSING_HEADER.search(unit.diagnostic or "")
-    manual = [f for f in findings_by_file.get(unit.file, []) if f.fix is not FixKind.AUTO]
+    findings = findings_by_file.get(unit.file) or findings_by_file.get(re.sub(r"\.hip$", ".cu", unit.file), [])
+    manual = [f for f in findings if f.fix is not FixKind.AUTO]
     if missing and unit.variant.startswith("hip") and any(missing.group(1) in f.message for f in manual):
         # a CUDA-only header the scan already flagged (cuda_pipeline.h, mma.h, cudnn.h, ...)
         rules = sorted({f.rule for f in manual if missing.group(1) in f.message})
@@ -230,13 +232,7 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
     if unit.file in cuda_failed or re.sub(r"\.hip$", ".cu", unit.file) in cuda_failed:
         unit.cls = "original-does-not-build"
         return
-    unsupported = sorted(
-        {
-            f.rule
-            for f in findings_by_file.get(unit.file, [])
-            if UNSUPPORTED_RULES.match(f.rule) and f.fix is not FixKind.AUTO
-        }
-    )
+    unsupported = sorted({f.rule for f in manual if UNSUPPORTED_RULES.match(f.rule)})
     pending = sorted({f.rule for f in manual})
     if unsupported:
         unit.cls, unit.diagnostic = "unsupported-feature", f"{', '.join(unsupported)}: {unit.diagnostic}"
