@@ -107,8 +107,13 @@ def test_without_a_gpu_every_harness_builds_and_nothing_is_called_passed(tmp_pat
     tree = tmp_path / "verify"
     shutil.copytree(VERIFY_CORPUS, tree)
     before = {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()}
-    result = verify(tree, ("sm_90", "gfx942"), load_config(tree), gpus=NO_GPUS)
+    record = tmp_path / "goldens" / "run"
+    result = verify(tree, ("sm_90", "gfx942"), load_config(tree), gpus=NO_GPUS, record=record)
     cases = load_cases(load_config(tree))
+    manifest = json.loads((record / "manifest.json").read_text())
+    assert manifest["provenance"]["gpus"] == NO_GPUS and manifest["provenance"]["toolchains"]["nvcc"]
+    assert {c["status"] for c in manifest["cases"]} == {"not-run"}
+    assert len(manifest["seeds"]["saxpy"]) == 4 and not list(record.parent.glob(".porter-record-*"))
     assert len(result.cases) == 3 * len(cases)
     for case in result.cases:
         assert case.status == "not-run", case

@@ -293,7 +293,8 @@ def _first_line(log: str) -> str:
 
 def _record(record: Path, cases: list[Case], results: list[CaseResult], work: Path, gpus) -> None:
     """Outputs and timings with provenance; a half-written record never replaces a whole one."""
-    staging = Path(tempfile.mkdtemp(prefix=".porter-record-", dir=record.parent if record.parent.exists() else None))
+    record.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".porter-record-", dir=record.parent))
     for case in cases:
         for variant_dir in (work / "outputs" / case.name).glob("*"):
             for target_dir in variant_dir.glob("*"):
@@ -309,9 +310,11 @@ def _record(record: Path, cases: list[Case], results: list[CaseResult], work: Pa
         },
     }
     (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    previous = record.with_name(record.name + ".previous")
     if record.exists():
-        shutil.rmtree(record)
+        record.rename(previous)
     staging.rename(record)
+    shutil.rmtree(previous, ignore_errors=True)
 
 
 def _toolchain_versions() -> dict[str, str | None]:
