@@ -284,7 +284,6 @@ def verify(
     from porter.verify.run import verify as run_verify
 
     if init:
-        from porter.config import ConfigError, load_config
         from porter.verify.init import propose
 
         try:

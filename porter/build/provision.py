@@ -160,39 +160,36 @@ def provision_cuda_headers(force: bool = False) -> Path:
             tail = result.stderr.strip().splitlines()[-2:]
             raise ProvisionError(f"pip could not download the CUDA 12.9 header wheels: {' | '.join(tail)}")
         for wheel in sorted(wheels.glob("*.whl")):
-            _extract_includes(wheel, work)
-            _extract_device_tools(wheel, work)
+            _extract_wheel(wheel, work)
         (work / "bin").mkdir(exist_ok=True)
         shutil.rmtree(wheels)
 
     return _install_atomically(final, build)
 
 
-def _extract_device_tools(wheel: Path, into: Path) -> None:
-    """ptxas and libdevice from the nvcc wheel (it has no nvcc driver): enough for clang to compile
-    CUDA, and so HIP-on-NVIDIA, for sm_* targets."""
+def _wheel_member_target(name: str) -> Path | None:
+    """Where a wheel member goes in the CUDA 12.9 tree, or None to leave it out.
+
+    Every wheel's nvidia/<component>/include/ merges into one include/; from the nvcc wheel (it has
+    no nvcc driver) ptxas and libdevice too, enough for clang to compile CUDA, and so HIP-on-NVIDIA.
+    """
+    parts = name.split("/")
+    if len(parts) >= 4 and parts[0] == "nvidia" and parts[2] == "include":
+        return Path("include", *parts[3:])
+    if name == "nvidia/cuda_nvcc/bin/ptxas" or name.startswith("nvidia/cuda_nvcc/nvvm/libdevice/"):
+        return Path(*parts[2:])
+    return None
+
+
+def _extract_wheel(wheel: Path, into: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         for member in archive.infolist():
-            name = member.filename
-            if member.is_dir() or not (
-                name == "nvidia/cuda_nvcc/bin/ptxas" or name.startswith("nvidia/cuda_nvcc/nvvm/libdevice/")
-            ):
+            relative = None if member.is_dir() else _wheel_member_target(member.filename)
+            if relative is None:
                 continue
-            target = into / Path(*name.split("/")[2:])
+            target = into / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(member) as src, open(target, "wb") as dst:
                 shutil.copyfileobj(src, dst)
-            target.chmod(0o755 if target.parent.name == "bin" else 0o644)
-
-
-def _extract_includes(wheel: Path, into: Path) -> None:
-    """Merge each wheel's nvidia/<component>/include/ into one include/ tree."""
-    with zipfile.ZipFile(wheel) as archive:
-        for member in archive.infolist():
-            parts = member.filename.split("/")
-            if len(parts) < 4 or parts[0] != "nvidia" or parts[2] != "include" or member.is_dir():
-                continue
-            target = into / "include" / Path(*parts[3:])
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(member) as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst)
+            if relative.parts[0] == "bin":
+                target.chmod(0o755)

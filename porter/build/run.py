@@ -72,7 +72,7 @@ class Unit:
         }
 
 
-def _variant_for(target: str) -> str:
+def variant_for(target: str) -> str:
     return "cuda" if target.startswith("sm_") else "hip"
 
 
@@ -86,7 +86,7 @@ def _units(root: Path) -> list[Path]:
     return found
 
 
-def _first_error(text: str) -> str | None:
+def first_error(text: str) -> str | None:
     for line in text.splitlines():
         if "error" in line.lower() and ("error:" in line or "error " in line):
             return line.strip()[:300]
@@ -113,7 +113,12 @@ def _hip_nvidia_command(target: str, path: Path, includes: list[str], output: Pa
     return [str(clang), *flags, *tail, str(path), "-o", str(output)]
 
 
-def _command(target: str, path: Path, root: Path, output: Path, mode: str, variant: str) -> list[str] | None:
+def toolchain_command(target: str, path: Path, root: Path, output: Path, mode: str, variant: str) -> list[str] | None:
+    """The compiler command for one source, or None where no toolchain here can build `target`.
+
+    mode: `compile` (an object, with the compiler's per-kernel resource report), `preprocess`, or
+    `link` (an executable; where the HIP toolchain is the compile-only sysroot, an object: see `links`).
+    """
     includes = [f"-I{root}", f"-I{path.parent}"]
     if variant == "hip-nvidia":
         return _hip_nvidia_command(target, path, includes, output, mode)
@@ -122,22 +127,29 @@ def _command(target: str, path: Path, root: Path, output: Path, mode: str, varia
         if nvcc is None:
             return None
         flags = ["-std=c++17", "-O3", f"-arch={target}", *includes]
-        tail = (
-            ["-Xptxas", "-v", "-c", str(path), "-o", str(output)]
-            if mode == "compile"
-            else ["-E", str(path), "-o", str(output)]
-        )
-        return [str(nvcc.path), "-x", "cu", *flags, *tail]
+        tail = {"compile": ["-Xptxas", "-v", "-c"], "preprocess": ["-E"], "link": []}[mode]
+        return [str(nvcc.path), "-x", "cu", *flags, *tail, str(path), "-o", str(output)]
     hip = toolchains.find_hip_toolchain()
     if hip is None or not hip.supports(target):
         return None
     flags = ["-std=c++17", "-O3", *hip.hip_flags(), f"--offload-arch={target}", *includes]
     if mode == "compile":
         return [str(hip.clang), *flags, "-Rpass-analysis=kernel-resource-usage", "-c", str(path), "-o", str(output)]
+    if mode == "link":
+        runtime = [f"-L{hip.rocm_path / 'lib'}", "-lamdhip64"] if links(target) else ["-c"]
+        return [str(hip.clang), *flags, str(path), "-o", str(output), *runtime]
     return [str(hip.clang), *flags, "--cuda-device-only", "-E", str(path), "-o", str(output)]
 
 
-def _why_unavailable(target: str, variant: str) -> str:
+def links(target: str) -> bool:
+    """Whether `link` mode makes an executable: nvcc always; for HIP only a real ROCm has the runtime."""
+    if target.startswith("sm_"):
+        return True
+    hip = toolchains.find_hip_toolchain()
+    return hip is not None and hip.kind == "rocm"
+
+
+def why_unavailable(target: str, variant: str) -> str:
     if variant == "hip-nvidia":
         return "HIP-on-NVIDIA needs clang-19, the ROCm sysroot and the CUDA 12.9 device tools: `porter setup all`"
     if target.startswith("sm_"):
@@ -160,12 +172,12 @@ def _cache_path(key: str) -> Path:
 
 def _compile(path: Path, rel: str, root: Path, target: str, variant: str, use_cache: bool) -> tuple[Unit, str]:
     with tempfile.TemporaryDirectory(prefix="porter-build-") as tmp:
-        compile_command = _command(target, path, root, Path(tmp) / "out.o", "compile", variant)
+        compile_command = toolchain_command(target, path, root, Path(tmp) / "out.o", "compile", variant)
         if compile_command is None:
-            return Unit(rel, target, variant, "unavailable", "unavailable", _why_unavailable(target, variant)), ""
+            return Unit(rel, target, variant, "unavailable", "unavailable", why_unavailable(target, variant)), ""
         key = None
         if use_cache:
-            preprocess = _command(target, path, root, Path(tmp) / "pre.i", "preprocess", variant)
+            preprocess = toolchain_command(target, path, root, Path(tmp) / "pre.i", "preprocess", variant)
             pre = subprocess.run(preprocess, capture_output=True, timeout=600)
             if pre.returncode == 0:
                 # line markers and include flags name where the tree is (a temporary directory for
@@ -186,7 +198,7 @@ def _compile(path: Path, rel: str, root: Path, target: str, variant: str, use_ca
         log = log.replace(str(path.parent) + os.sep, "")
         unit = Unit(rel, target, variant, "ok" if result.returncode == 0 else "failed")
         if result.returncode != 0:
-            unit.diagnostic = _first_error(log) or log.strip()[-300:]
+            unit.diagnostic = first_error(log) or log.strip()[-300:]
         if key is not None:
             _store(key, unit, log)
         return unit, log
@@ -214,7 +226,8 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
     if unit.status != "failed":
         return
     missing = MISSING_HEADER.search(unit.diagnostic or "")
-    findings = findings_by_file.get(unit.file) or findings_by_file.get(re.sub(r"\.hip$", ".cu", unit.file), [])
+    source = re.sub(r"\.hip$", ".cu", unit.file)  # the HIP tree's renamed file; the scan saw the .cu
+    findings = findings_by_file.get(unit.file) or findings_by_file.get(source, [])
     manual = [f for f in findings if f.fix is not FixKind.AUTO]
     if missing and unit.variant.startswith("hip") and any(missing.group(1) in f.message for f in manual):
         # a CUDA-only header the scan already flagged (cuda_pipeline.h, mma.h, cudnn.h, ...)
@@ -229,7 +242,7 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
     if unit.variant == "cuda":
         unit.cls = "original-does-not-build"
         return
-    if unit.file in cuda_failed or re.sub(r"\.hip$", ".cu", unit.file) in cuda_failed:
+    if unit.file in cuda_failed or source in cuda_failed:
         unit.cls = "original-does-not-build"
         return
     unsupported = sorted({f.rule for f in manual if UNSUPPORTED_RULES.match(f.rule)})
@@ -299,6 +312,12 @@ class BuildResult:
         }
 
 
+def check_targets(targets: tuple[str, ...]) -> None:
+    unknown = [t for t in targets if not re.fullmatch(r"sm_\d+a?|gfx\w+", t)]
+    if unknown:
+        raise BuildError(f"unknown target(s) {', '.join(unknown)}: use sm_80, sm_90, gfx90a, gfx942, gfx950")
+
+
 def build(
     root: Path,
     targets: tuple[str, ...],
@@ -309,9 +328,7 @@ def build(
 ) -> BuildResult:
     if not root.is_dir():
         raise BuildError(f"{root}: build takes a directory")
-    unknown = [t for t in targets if not re.fullmatch(r"sm_\d+a?|gfx\w+", t)]
-    if unknown:
-        raise BuildError(f"unknown target(s) {', '.join(unknown)}: use sm_80, sm_90, gfx90a, gfx942, gfx950")
+    check_targets(targets)
     scan_result = scan([root], config, use_cache=use_cache)
     findings_by_file: dict[str, list] = {}
     for finding in scan_result.findings:
@@ -326,7 +343,7 @@ def build(
         convert(ConvertOptions(root, work / "hip", mode="hip", use_cache=use_cache), config, None)
         trees["hip-nvidia"] = work / "hip"
     tasks = []
-    for target, variant in [(t, _variant_for(t)) for t in targets] + [(t, "hip-nvidia") for t in nvidia_targets]:
+    for target, variant in [(t, variant_for(t)) for t in targets] + [(t, "hip-nvidia") for t in nvidia_targets]:
         tree = trees[variant]
         for path in _units(tree):
             if variant == "cuda" and path.suffix == ".hip":

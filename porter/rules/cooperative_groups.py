@@ -107,19 +107,17 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     for match in re.finditer(rf"\.\s*({'|'.join(_METHODS)})\s*\(\s*\)".encode(), data):
         yield from _missing(ctx, match, match.group(1).decode(), table, rocm)
     yield from _grid_syncs(ctx)
-    yield from _auto_tiles(ctx, prefix, using, rocm)
+    yield from _auto_tiles(ctx, qualified, rocm)
 
 
-def _auto_tiles(ctx: FileContext, prefix: str, using: bool, rocm) -> Iterable[Finding]:
-    qualified = rf"(?:(?:{prefix})\s*::\s*){'?' if using else ''}"
+def _auto_tiles(ctx: FileContext, qualified: str, rocm) -> Iterable[Finding]:
     pattern = re.compile(
         rf"(?<![\w$])(auto)(\s+\w+\s*=\s*)({qualified})tiled_partition\s*<\s*([^<>()]+?)\s*>\s*\(".encode()
     )
     for match in pattern.finditer(ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
             continue
-        namespace = match.group(3).decode() or ("" if using else "cooperative_groups::")
-        tile = f"{namespace}thread_block_tile<{match.group(4).decode()}>"
+        tile = f"{match.group(3).decode()}thread_block_tile<{match.group(4).decode()}>"
         broken = rocm < FIXED_TILE_MEMBERS
         yield AMBIGUOUS_TILE.finding(
             ctx,

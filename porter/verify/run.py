@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from porter.build import toolchains
+from porter.build.run import check_targets, first_error, links, toolchain_command, variant_for, why_unavailable
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.verify import harness
@@ -102,43 +103,11 @@ def _variants(target: str) -> list[str]:
 
 def _compile(source: Path, tree: Path, target: str, executable: Path) -> tuple[bool, str, str]:
     """(ok, log, how it was built)."""
-    if target.startswith("sm_"):
-        nvcc = toolchains.find_nvcc()
-        if nvcc is None:
-            return False, "no nvcc here (see `porter doctor`)", ""
-        command = [
-            str(nvcc.path),
-            "-x",
-            "cu",
-            "-std=c++17",
-            "-O3",
-            f"-arch={target}",
-            f"-I{tree}",
-            str(source),
-            "-o",
-            str(executable),
-        ]
-        how = "linked"
-    else:
-        hip = toolchains.find_hip_toolchain()
-        if hip is None or not hip.supports(target):
-            return False, f"no HIP compiler for {target} here (see `porter doctor`)", ""
-        link = hip.kind == "rocm"
-        command = [
-            str(hip.clang),
-            "-std=c++17",
-            "-O3",
-            *hip.hip_flags(),
-            f"--offload-arch={target}",
-            f"-I{tree}",
-            str(source),
-            *([] if link else ["-c"]),
-            "-o",
-            str(executable),
-        ]
-        if link:
-            command += [f"-L{hip.rocm_path / 'lib'}", "-lamdhip64"]
-        how = "linked" if link else "compiled (not linked: the compile-only ROCm sysroot has no HIP runtime)"
+    variant = variant_for(target)
+    command = toolchain_command(target, source, tree, executable, "link", variant)
+    if command is None:
+        return False, why_unavailable(target, variant), ""
+    how = "linked" if links(target) else "compiled (not linked: the compile-only ROCm sysroot has no HIP runtime)"
     result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     return result.returncode == 0, (result.stderr + result.stdout).strip(), how
 
@@ -180,7 +149,7 @@ def _compare_outputs(case: Case, result: CaseResult, reference: Path, outputs: P
     result.max_ulp, result.mismatches, result.first_mismatch = worst.max_ulp, worst.mismatches, worst.first_mismatch
 
 
-def _stage(root: Path, cases: list[Case], work: Path, config: Config, port: bool) -> dict[str, Path]:
+def _stage(root: Path, cases: list[Case], work: Path, config: Config) -> dict[str, Path]:
     original = work / "original"
     shutil.copytree(root, original, ignore=shutil.ignore_patterns(".git", "__pycache__"))
     for case in cases:
@@ -189,12 +158,9 @@ def _stage(root: Path, cases: list[Case], work: Path, config: Config, port: bool
         if case.port is not None and not (original / case.port).is_file():
             raise VerifyError(f"case {case.name!r}: port {case.port!r} is not in {root}")
         harness.write(case, original)
-    trees = {REFERENCE: original}
-    if port:
-        portable = work / "portable"
-        convert(ConvertOptions(original, portable), config, None)
-        trees["cuda-port"] = trees["hip-amd"] = portable
-    return trees
+    portable = work / "portable"
+    convert(ConvertOptions(original, portable), config, None)
+    return {REFERENCE: original, "cuda-port": portable, "hip-amd": portable}
 
 
 def verify(
@@ -207,6 +173,7 @@ def verify(
 ) -> VerifyResult:
     if not root.is_dir():
         raise VerifyError(f"{root}: verify takes a directory")
+    check_targets(targets)
     cases = load_cases(config)
     if not cases:
         raise VerifyError(f"{root}: no verify cases; declare [[tool.porter.verify.case]] or run `porter verify --init`")
@@ -214,7 +181,7 @@ def verify(
     results: list[CaseResult] = []
     work = Path(tempfile.mkdtemp(prefix="porter-verify-"))
     try:
-        trees = _stage(root, cases, work, config, port=True)
+        trees = _stage(root, cases, work, config)
         for case in cases:
             for target in targets:
                 results += _verify_case(case, target, trees, work, gpus, reference_dir)
@@ -241,7 +208,7 @@ def _verify_case(case, target, trees, work, gpus, reference_dir) -> list[CaseRes
         ok, log, how = _compile(source, tree, target, executable)
         result.built = how or None
         if not ok:
-            result.status, result.reason = "build-failed", _first_line(log)
+            result.status, result.reason = "build-failed", _diagnostic(log)
             results.append(result)
             continue
         if gpu is None:
@@ -253,7 +220,7 @@ def _verify_case(case, target, trees, work, gpus, reference_dir) -> list[CaseRes
         outputs = work / "outputs" / case.name / variant / target
         ran, log = _run(executable, outputs)
         if not ran:
-            result.status, result.reason = "fail", f"the harness failed on {gpu}: {_first_line(log)}"
+            result.status, result.reason = "fail", f"the harness failed on {gpu}: {_diagnostic(log)}"
             results.append(result)
             continue
         times = _timings(outputs)
@@ -284,11 +251,8 @@ def _recorded_median(reference_dir: Path, name: str) -> float | None:
     return statistics.median(times) if times else None
 
 
-def _first_line(log: str) -> str:
-    for line in log.splitlines():
-        if "error" in line:
-            return line.strip()[:300]
-    return log.strip()[:300]
+def _diagnostic(log: str) -> str:
+    return first_error(log) or log.strip()[:300]
 
 
 def _record(record: Path, cases: list[Case], results: list[CaseResult], work: Path, gpus) -> None:
