@@ -55,12 +55,56 @@ def test_corpus_cases_load_with_their_launch_geometry():
             "may use integers",
         ),
         ({"args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}], "grid": 0, "block": 1}, "positive"),
+        ({"args": {"name": "x"}, "grid": 1, "block": 1}, "expected a list"),
+        ({"args": ["x"], "grid": 1, "block": 1}, "expected a table"),
+        ({"args": [{"name": "a", "dtype": "f32", "value": "alpha"}], "grid": 1, "block": 1}, "expected a number"),
+        ({"args": [{"name": "../x", "dtype": "f32", "size": 4, "output": True}], "grid": 1, "block": 1}, "valid name"),
+        (
+            {"args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}], "grid": 1, "block": 1, "reps": "many"},
+            "expected an integer",
+        ),
+        (
+            {
+                "args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}],
+                "grid": 1,
+                "block": 1,
+                "tolerance": {"f32": {"rtol": "tight"}},
+            },
+            "expected a number",
+        ),
+        (
+            {
+                "args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}],
+                "grid": 1,
+                "block": 1,
+                "kernel": 'k); system("rm"',
+            },
+            "valid name",
+        ),
+        (
+            {
+                "args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}],
+                "grid": 1,
+                "block": 1,
+                "params": {"n": "4"},
+            },
+            "expected an integer",
+        ),
+        (
+            {"args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}], "grid": 1, "block": 1, "source": 3},
+            "expected a path",
+        ),
     ],
 )
 def test_bad_cases_name_the_problem(case, message):
     table = {"verify": {"case": [{"name": "c", "source": "k.cu", "kernel": "k", "params": {"n": 4}, **case}]}}
     with pytest.raises(ConfigError, match=message):
         load_cases(Config(raw=table))
+
+
+def test_a_verify_entry_that_is_not_a_table_is_named():
+    with pytest.raises(ConfigError, match="verify: expected a table"):
+        load_cases(Config(raw={"verify": ["case"]}))
 
 
 def _sum_rows(values: np.ndarray, lanes: int) -> np.ndarray:

@@ -156,15 +156,55 @@ def _generator(text: str, where: str) -> tuple[str, tuple[float, ...]]:
     return name, values
 
 
+NAME = re.compile(r"[A-Za-z_][\w.-]*")  # names become file names (outputs, harnesses)
+KERNEL = re.compile(r"[A-Za-z_][\w:]*(\s*<[\w:<>,\s*]*>)?")  # pasted into the harness as C++
+
+
+def _table(value, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a table, got {value!r}")
+    return value
+
+
+def _list(value, where: str) -> list:
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: expected a list, got {value!r}")
+    return value
+
+
+def _number(value, where: str, kind=float):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
+        raise ConfigError(f"{where}: expected {'an integer' if kind is int else 'a number'}, got {value!r}")
+    return kind(value)
+
+
+def _name(value, pattern: re.Pattern, where: str) -> str:
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        raise ConfigError(f"{where}: {value!r} is not a valid name here")
+    return value
+
+
+def _path(value, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}: expected a path relative to the tree, got {value!r}")
+    return value
+
+
+def _params(value, where: str) -> dict[str, int]:
+    return {str(k): _number(v, f"{where} params.{k}", int) for k, v in _table(value, f"{where} params").items()}
+
+
 def _arg(table: dict, params: dict[str, int], where: str) -> Arg:
+    table = _table(table, where)
     for key in ("name", "dtype"):
         if key not in table:
             raise ConfigError(f"{where}: every argument needs `{key}`")
+    _name(table["name"], NAME, f"{where} name")
     dtype = table["dtype"]
     if dtype not in DTYPES:
         raise ConfigError(f"{where}: unknown dtype {dtype!r}; known: {', '.join(DTYPES)}")
     if "value" in table:  # a scalar
-        value = evaluate(table["value"], params, where) if dtype not in FLOATS else float(table["value"])
+        value = evaluate(table["value"], params, where) if dtype not in FLOATS else _number(table["value"], where)
         return Arg(table["name"], dtype, None, "const", (float(value),))
     if "size" not in table:
         raise ConfigError(f"{where}: argument {table['name']!r} needs `size` (an array) or `value` (a scalar)")
@@ -174,38 +214,42 @@ def _arg(table: dict, params: dict[str, int], where: str) -> Arg:
 
 def _tolerances(table: dict, where: str) -> dict[str, Tolerance]:
     out = {}
-    for dtype, values in table.items():
+    for dtype, values in _table(table, where).items():
         if dtype not in DTYPES or not isinstance(values, dict):
             raise ConfigError(f"{where}: tolerance keys are dtypes with tables, got {dtype!r}")
         allowed = {"rtol", "atol", "max_ulp", "mismatch_fraction"}
         if set(values) - allowed:
             raise ConfigError(f"{where}: tolerance for {dtype} knows {', '.join(sorted(allowed))}")
-        out[dtype] = Tolerance(**values)
+        kinds = {"max_ulp": int}
+        out[dtype] = Tolerance(
+            **{k: _number(v, f"{where} {dtype}.{k}", kinds.get(k, float)) for k, v in values.items()}
+        )
     return out
 
 
 def _case(table: dict, where: str) -> Case:
+    table = _table(table, f"{where} verify.case")
     for key in ("name", "source", "kernel", "grid", "block", "args"):
         if key not in table:
             raise ConfigError(f"{where}: a verify case needs `{key}`")
-    where = f"{where} case {table['name']!r}"
-    params = table.get("params", {})
-    args = [_arg(a, params, f"{where} args") for a in table["args"]]
+    where = f"{where} case {_name(table['name'], NAME, f'{where} case name')!r}"
+    params = _params(table.get("params", {}), where)
+    args = [_arg(a, params, f"{where} args") for a in _list(table["args"], f"{where} args")]
     if not any(a.output for a in args):
         raise ConfigError(f"{where}: mark at least one argument `output = true`")
     return Case(
         name=table["name"],
-        source=table["source"],
-        kernel=table["kernel"],
+        source=_path(table["source"], f"{where} source"),
+        kernel=_name(table["kernel"], KERNEL, f"{where} kernel"),
         grid=_dim3(table["grid"], params, f"{where} grid"),
         block=_dim3(table["block"], params, f"{where} block"),
         shared=evaluate(table.get("shared", 0), params, f"{where} shared"),
         args=args,
         tolerance=_tolerances(table.get("tolerance", {}), f"{where} tolerance"),
-        warmup=int(table.get("warmup", 3)),
-        reps=int(table.get("reps", 20)),
+        warmup=_number(table.get("warmup", 3), f"{where} warmup", int),
+        reps=_number(table.get("reps", 20), f"{where} reps", int),
         flush_l2=bool(table.get("flush_l2", False)),
-        port=table.get("port"),
+        port=None if table.get("port") is None else _path(table["port"], f"{where} port"),
         expect=_expect(table.get("expect", "pass"), where),
     )
 
@@ -217,9 +261,9 @@ def _expect(value, where: str) -> str:
 
 
 def load_cases(config: Config) -> list[Case]:
-    table = config.raw.get("verify", {})
     where = str(config.source or "configuration")
-    cases = [_case(entry, where) for entry in table.get("case", [])]
+    table = _table(config.raw.get("verify", {}), f"{where} verify")
+    cases = [_case(entry, where) for entry in _list(table.get("case", []), f"{where} verify.case")]
     names = [c.name for c in cases]
     if len(names) != len(set(names)):
         raise ConfigError(f"{where}: verify case names must be unique")
