@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from porter.config import Config
+from porter.discover import discover
 from porter.parse import captures, parse
 from porter.source import SourceFile
 
@@ -77,8 +78,6 @@ def _type_parameters(source: SourceFile, function) -> set[str]:
 
 
 def propose(root: Path, config: Config) -> str:
-    from porter.discover import discover
-
     proposals = []
     blocks = ["# Proposed by `porter verify --init` from the kernels' signatures: complete the TODOs.", ""]
     for found in discover([root], config).files:
