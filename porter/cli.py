@@ -38,6 +38,7 @@ class SetupPart(StrEnum):
     ALL = "all"
     ROCM_SYSROOT = "rocm-sysroot"
     CUDA_HEADERS = "cuda-headers"
+    CUDA_LIBRARIES = "cuda-libraries"
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -224,6 +225,10 @@ def build(
     hip_nvidia: Annotated[
         bool, typer.Option("--hip-nvidia", help="Also build the HIP tree for each sm_* target (HIP-on-NVIDIA).")
     ] = False,
+    no_convert: Annotated[
+        bool,
+        typer.Option("--no-convert", help="Build the tree as it is for gfx* too (an existing port, or CUDA as HIP)."),
+    ] = False,
 ) -> None:
     """Build the original (sm_*) and the port (gfx*), with per-kernel registers, shared memory, spills, occupancy."""
     from porter.build.run import BuildError
@@ -233,7 +238,15 @@ def build(
     targets = _build_targets(target)
     try:
         config = load_config(path)
-        result = run_build(path, targets, config, jobs=jobs, use_cache=not no_cache, hip_nvidia=hip_nvidia)
+        result = run_build(
+            path,
+            targets,
+            config,
+            jobs=jobs,
+            use_cache=not no_cache,
+            hip_nvidia=hip_nvidia,
+            convert_first=not no_convert,
+        )
     except (BuildError, ConfigError) as exc:
         raise fail(str(exc)) from exc
     if format is PlainFormat.JSON:
@@ -519,12 +532,17 @@ def setup(
     part: Annotated[SetupPart, typer.Argument(help="What to provision into porter's cache.")] = SetupPart.ALL,
     force: Annotated[bool, typer.Option("--force", help="Provision again even if present.")] = False,
 ) -> None:
-    """Provision the compile-only ROCm sysroot and the CUDA 12.9 headers libclang parses against."""
+    """Provision the compile-only ROCm sysroot, the CUDA 12.9 headers libclang parses against, and the CUDA
+    math library headers that torch's CUDA headers include."""
     from porter.build import provision
 
     steps = {
         SetupPart.ROCM_SYSROOT: ("ROCm sysroot (Debian 13 HIP 5.7 packages)", provision.provision_sysroot),
         SetupPart.CUDA_HEADERS: ("CUDA 12.9 headers (NVIDIA wheels)", provision.provision_cuda_headers),
+        SetupPart.CUDA_LIBRARIES: (
+            "cuBLAS, cuSPARSE, cuSOLVER and cuDNN headers for CUDA 13.0 (NVIDIA wheels, by range requests)",
+            provision.provision_cuda_libraries,
+        ),
     }
     chosen = list(steps) if part is SetupPart.ALL else [part]
     for key in chosen:

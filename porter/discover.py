@@ -171,10 +171,20 @@ _FLAGS_WITH_VALUE = {"-I", "-D", "-U", "-isystem", "-include"}
 
 
 def find_compile_commands(root: Path) -> CompileCommands | None:
-    for candidate in (root / "compile_commands.json", root / "build" / "compile_commands.json"):
-        if candidate.is_file():
-            return load_compile_commands(candidate)
-    return None
+    """Every compilation database in the tree, merged: build/compile_commands.json, or one per sub-project."""
+    if not root.is_dir():
+        return None
+    databases = [p for p in sorted(root.rglob("compile_commands.json")) if visible(p, root) and p.is_file()]
+    databases.sort(key=lambda p: (len(p.relative_to(root).parts), str(p)))
+    merged = None
+    for database in databases:
+        loaded = load_compile_commands(database)
+        merged = loaded if merged is None else CompileCommands(merged.path, {**loaded.flags, **merged.flags})
+    return merged
+
+
+def visible(path: Path, root: Path) -> bool:
+    return not any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
 def load_compile_commands(path: Path) -> CompileCommands:
@@ -188,7 +198,7 @@ def load_compile_commands(path: Path) -> CompileCommands:
     for entry in entries:
         if not isinstance(entry, dict) or "file" not in entry:
             continue
-        directory = Path(entry.get("directory", path.parent))
+        directory = path.parent / entry.get("directory", ".")  # absolute as CMake writes it; else from the database
         arguments = entry.get("arguments") or shlex.split(entry.get("command", ""))
         file = Path(entry["file"])
         file = file if file.is_absolute() else directory / file

@@ -64,7 +64,7 @@ def all_auto_cases():
     cases = []
     for path in sorted(CORPUS.rglob("*")):
         kind = kind_of(path)
-        if kind is None or not kind.is_c_family or {"broken", "torch", "planted"} & directives(path):
+        if kind is None or not kind.is_c_family or {"broken", "torch", "planted", "project"} & directives(path):
             continue
         rel = path.relative_to(CORPUS).as_posix()
         if fixes.get(rel, set()) <= {FixKind.AUTO}:

@@ -58,6 +58,15 @@ def test_corpus_cases_load_with_their_launch_geometry():
         ({"args": {"name": "x"}, "grid": 1, "block": 1}, "expected a list"),
         ({"args": ["x"], "grid": 1, "block": 1}, "expected a table"),
         ({"args": [{"name": "a", "dtype": "f32", "value": "alpha"}], "grid": 1, "block": 1}, "expected a number"),
+        ({"args": [{"name": "a", "dtype": "f32", "value": float("nan")}], "grid": 1, "block": 1}, "finite number"),
+        (
+            {
+                "args": [{"name": "x", "dtype": "f32", "size": 4, "init": "const(inf)", "output": True}],
+                "grid": 1,
+                "block": 1,
+            },
+            "finite numbers",
+        ),
         ({"args": [{"name": "../x", "dtype": "f32", "size": 4, "output": True}], "grid": 1, "block": 1}, "valid name"),
         (
             {"args": [{"name": "x", "dtype": "f32", "size": 4, "output": True}], "grid": 1, "block": 1, "reps": "many"},

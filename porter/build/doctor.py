@@ -139,7 +139,7 @@ def _torch() -> Check:
     found = toolchains.find_torch()
     if found is None:
         return Check(
-            "torch (optional)", "missing", "PyTorch extensions build without it; hipify comparisons need it",
+            "torch (optional)", "missing", "PyTorch extensions' builds and the hipify comparisons need it",
             "pip install torch==2.13.0", required=False,
         )  # fmt: skip
     version, path = found
@@ -148,5 +148,20 @@ def _torch() -> Check:
     return Check("torch (optional)", "ok", detail, required=False)
 
 
+def _cuda_libraries() -> Check:
+    found = toolchains.cuda_libraries_dir()
+    if found is None:
+        return Check(
+            "CUDA library headers (optional)", "missing",
+            "PyTorch extensions' CUDA builds need cuBLAS, cuSPARSE, cuSOLVER and cuDNN headers (torch's ATen/cuda includes them)",
+            "porter setup cuda-libraries", required=False,
+        )  # fmt: skip
+    return Check(
+        "CUDA library headers (optional)", "ok", f"cuBLAS, cuSPARSE, cuSOLVER, cuDNN at {found}", required=False
+    )
+
+
 def run_checks() -> list[Check]:
-    return [_tree_sitter(), _nvcc(), _nvcc12(), _hip(), _lld(), *_targets(), _libclang(), _torch()]
+    return [
+        _tree_sitter(), _nvcc(), _nvcc12(), _hip(), _lld(), *_targets(), _libclang(), _cuda_libraries(), _torch(),
+    ]  # fmt: skip

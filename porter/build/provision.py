@@ -4,6 +4,8 @@
   `apt-get download` through a private sources list and lists directory (the system's apt
   state is untouched) and unpacked with `dpkg -x`.
 - The CUDA 12.9 headers that libclang parses against, unpacked from NVIDIA's PyPI wheels.
+- The headers of the CUDA 13.0 libraries (cuBLAS, cuSPARSE, cuSOLVER, cuDNN) that torch's CUDA headers
+  include, read by range requests out of NVIDIA's PyPI wheels (the wheels themselves are ~1 GB).
 
 Both land in a temporary directory first and are renamed into place when complete, so an
 interrupted setup never leaves a half-provisioned tree behind.
@@ -44,6 +46,16 @@ CUDA_HEADER_WHEELS = (
     "nvidia-cuda-cccl-cu12==12.9.27",
     "nvidia-cuda-profiler-api-cu12==12.9.79",  # the HIP headers' nvidia_detail layer includes it
 )
+
+# torch's ATen/cuda headers include cublas_v2.h, cublasLt.h, cusparse.h and cusolverDn.h, ATen/cudnn
+# cudnn.h; these are the CUDA 13.0 releases of those libraries, matching nvcc 13.0.
+_PYPI = "https://files.pythonhosted.org/packages"
+CUDA_LIBRARY_WHEELS = (
+    f"{_PYPI}/5a/99/210e113dde53955e97042bd76dc4ad927eca04c5b4645ec157cc59f4f3ae/nvidia_cublas-13.0.0.19-py3-none-manylinux_2_27_x86_64.whl",
+    f"{_PYPI}/ba/e8/b3f7a87cc719dca926c7baee92f2544de8909573a4126c85a9f1625431e8/nvidia_cusparse-12.6.2.49-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",
+    f"{_PYPI}/a5/87/e3c9ee227b750e5b61572e7509f586cc8d494a4f7874b5163e734ed852c2/nvidia_cusolver-12.0.3.29-py3-none-manylinux_2_27_x86_64.whl",
+    f"{_PYPI}/af/75/96ea5c5368eb595c39d629cde08a66227a864e71ccb0e593add2612bb952/nvidia_cudnn_cu13-9.27.0.42-py3-none-manylinux_2_27_x86_64.whl",
+)  # fmt: skip
 
 DEBIAN_KEYRINGS = {
     "trixie": "/usr/share/keyrings/debian-archive-trixie-stable.gpg",
@@ -110,7 +122,7 @@ def _extract_debs(debs: list[Path], into: Path) -> None:
             raise ProvisionError(f"dpkg -x {deb.name} failed: {result.stderr.strip()}")
 
 
-def _install_atomically(final: Path, build) -> Path:
+def install_atomically(final: Path, build) -> Path:
     """Run build(tmpdir) and rename the result into place; a failure leaves nothing behind."""
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=final.name + ".", dir=final.parent))
@@ -140,7 +152,7 @@ def provision_header_set(suite: str, packages: tuple[str, ...], final: Path, for
         shutil.rmtree(work / "apt")
         shutil.rmtree(work / "debs")
 
-    return _install_atomically(final, build)
+    return install_atomically(final, build)
 
 
 def provision_sysroot(force: bool = False) -> Path:
@@ -164,7 +176,28 @@ def provision_cuda_headers(force: bool = False) -> Path:
         (work / "bin").mkdir(exist_ok=True)
         shutil.rmtree(wheels)
 
-    return _install_atomically(final, build)
+    return install_atomically(final, build)
+
+
+def provision_cuda_libraries(force: bool = False) -> Path:
+    from porter.build.remote_wheel import RemoteFileError, read_members
+
+    final = toolchains.cuda_libraries_path()
+    if toolchains.cuda_libraries_dir() and not force:
+        return final
+
+    def build(work: Path) -> None:
+        for url in CUDA_LIBRARY_WHEELS:
+            try:
+                members = read_members(url, lambda name: _wheel_member_target(name) is not None)
+            except RemoteFileError as exc:
+                raise ProvisionError(f"could not read the headers of {url.rsplit('/', 1)[-1]}: {exc}") from exc
+            for name, data in members.items():
+                target = work / _wheel_member_target(name)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+
+    return install_atomically(final, build)
 
 
 def _wheel_member_target(name: str) -> Path | None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.build import toolchains
+from porter.build.flags import NO_TORCH_HIP_NVIDIA, project_flags
 from porter.build.resources import (
     KernelResources,
     amd_limiter,
@@ -33,8 +34,10 @@ from porter.build.resources import (
     parse_amdgpu_remarks,
     parse_ptxas,
 )
+from porter.build.torch_tree import explain_missing
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
+from porter.discover import DiscoveryError
 from porter.findings import FixKind
 from porter.parse import captures, parse
 from porter.rules.consteval import evaluate, file_constants
@@ -76,7 +79,7 @@ def variant_for(target: str) -> str:
     return "cuda" if target.startswith("sm_") else "hip"
 
 
-def _units(root: Path) -> list[Path]:
+def translation_units(root: Path) -> list[Path]:
     found = []
     for path in sorted(root.rglob("*")):
         if not path.is_file() or any(part.startswith(".") for part in path.relative_to(root).parts):
@@ -93,6 +96,13 @@ def first_error(text: str) -> str | None:
     return None
 
 
+def _with_standard(defaults: list[str], extra: list[str]) -> list[str]:
+    """porter's flags then the project's; the project's -std replaces porter's (nvcc refuses two)."""
+    if any(f.startswith("-std=") for f in extra):
+        defaults = [f for f in defaults if not f.startswith("-std=")]
+    return defaults + extra
+
+
 def _hip_nvidia_command(target: str, path: Path, includes: list[str], output: Path, mode: str) -> list[str] | None:
     """HIP-on-NVIDIA through clang's CUDA mode: the HIP headers' nvidia_detail layer over CUDA 12.9
     (nvcc 13's headers break that layer), device code only, ptxas reporting resources."""
@@ -107,32 +117,36 @@ def _hip_nvidia_command(target: str, path: Path, includes: list[str], output: Pa
         "-x", "cuda", f"--cuda-path={toolkit}", f"--cuda-gpu-arch={target}", "-D__HIP_PLATFORM_NVIDIA__",
         # CUDA's own thrust and CUB first: the ROCm tree's rocThrust must not shadow them on NVIDIA
         f"-isystem{toolkit / 'include'}", f"-isystem{hip.rocm_path / 'include'}", "-std=c++17", "-O3", "--cuda-device-only",
-        "-Wno-unknown-cuda-version", "-Wno-deprecated-declarations", *includes,
+        "-Wno-unknown-cuda-version", "-Wno-deprecated-declarations",
     ]  # fmt: skip
+    flags = _with_standard(flags, includes)
     tail = ["-Xcuda-ptxas", "-v", "-c"] if mode == "compile" else ["-E"]
     return [str(clang), *flags, *tail, str(path), "-o", str(output)]
 
 
-def toolchain_command(target: str, path: Path, root: Path, output: Path, mode: str, variant: str) -> list[str] | None:
+def toolchain_command(
+    target: str, path: Path, root: Path, output: Path, mode: str, variant: str, extra: list[str] | None = None
+) -> list[str] | None:
     """The compiler command for one source, or None where no toolchain here can build `target`.
 
     mode: `compile` (an object, with the compiler's per-kernel resource report), `preprocess`, or
     `link` (an executable; where the HIP toolchain is the compile-only sysroot, an object: see `links`).
+    extra: the project's own flags for this unit (porter.build.flags), after porter's.
     """
-    includes = [f"-I{root}", f"-I{path.parent}"]
+    includes = [f"-I{root}", f"-I{path.parent}", *(extra or [])]
     if variant == "hip-nvidia":
         return _hip_nvidia_command(target, path, includes, output, mode)
     if target.startswith("sm_"):
         nvcc = toolchains.find_nvcc()
         if nvcc is None:
             return None
-        flags = ["-std=c++17", "-O3", f"-arch={target}", *includes]
+        flags = _with_standard(["-std=c++17", "-O3", f"-arch={target}"], includes)
         tail = {"compile": ["-Xptxas", "-v", "-c"], "preprocess": ["-E"], "link": []}[mode]
         return [str(nvcc.path), "-x", "cu", *flags, *tail, str(path), "-o", str(output)]
     hip = toolchains.find_hip_toolchain()
     if hip is None or not hip.supports(target):
         return None
-    flags = ["-std=c++17", "-O3", *hip.hip_flags(), f"--offload-arch={target}", *includes]
+    flags = _with_standard(["-std=c++17", "-O3", *hip.hip_flags(), f"--offload-arch={target}"], includes)
     if mode == "compile":
         return [str(hip.clang), *flags, "-Rpass-analysis=kernel-resource-usage", "-c", str(path), "-o", str(output)]
     if mode == "link":
@@ -170,14 +184,18 @@ def _cache_path(key: str) -> Path:
     return toolchains.cache_dir() / "build" / key[:2] / f"{key}.json"
 
 
-def _compile(path: Path, rel: str, root: Path, target: str, variant: str, use_cache: bool) -> tuple[Unit, str]:
+def _compile(
+    path: Path, rel: str, root: Path, target: str, variant: str, extra: list[str] | None, use_cache: bool
+) -> tuple[Unit, str]:
+    if extra is None:
+        return Unit(rel, target, variant, "unavailable", "unavailable", NO_TORCH_HIP_NVIDIA), ""
     with tempfile.TemporaryDirectory(prefix="porter-build-") as tmp:
-        compile_command = toolchain_command(target, path, root, Path(tmp) / "out.o", "compile", variant)
+        compile_command = toolchain_command(target, path, root, Path(tmp) / "out.o", "compile", variant, extra)
         if compile_command is None:
             return Unit(rel, target, variant, "unavailable", "unavailable", why_unavailable(target, variant)), ""
         key = None
         if use_cache:
-            preprocess = toolchain_command(target, path, root, Path(tmp) / "pre.i", "preprocess", variant)
+            preprocess = toolchain_command(target, path, root, Path(tmp) / "pre.i", "preprocess", variant, extra)
             pre = subprocess.run(preprocess, capture_output=True, timeout=600)
             if pre.returncode == 0:
                 # line markers and include flags name where the tree is (a temporary directory for
@@ -222,7 +240,18 @@ def _store(key: str, unit: Unit, log: str) -> None:
         pass
 
 
-def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[str]) -> None:
+def _ported_headers(findings_by_file: dict[str, list]) -> set[str]:
+    """CUDA headers porter rewrites to their HIP counterparts (its automatic include fixes)."""
+    headers = set()
+    for findings in findings_by_file.values():
+        for finding in findings:
+            match = re.match(r"`([\w./]+\.(?:h|hpp|cuh))` is ", finding.message)
+            if match and finding.fix is FixKind.AUTO:
+                headers.add(match.group(1))
+    return headers
+
+
+def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[str], ported_headers: set[str]) -> None:
     if unit.status != "failed":
         return
     missing = MISSING_HEADER.search(unit.diagnostic or "")
@@ -235,9 +264,15 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
         unit.cls = "unsupported-feature"
         unit.diagnostic = f"{', '.join(rules)}: {missing.group(1)} has no ROCm counterpart ({unit.diagnostic})"
         return
+    if missing and unit.variant.startswith("hip") and missing.group(1) in ported_headers:
+        # a CUDA header with a HIP counterpart still included: the port is unfinished (no conversion, or hipify's)
+        unit.cls = "port-error"
+        unit.diagnostic = f"{missing.group(1)}: a CUDA header the port still includes ({unit.diagnostic})"
+        return
     if missing:
         unit.cls = "toolchain-missing-header"
-        unit.diagnostic = f"{missing.group(1)}: not available to this toolchain ({unit.diagnostic})"
+        why = explain_missing(missing.group(1)) or "not available to this toolchain"
+        unit.diagnostic = f"{missing.group(1)}: {why} ({unit.diagnostic})"
         return
     if unit.variant == "cuda":
         unit.cls = "original-does-not-build"
@@ -256,7 +291,17 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
         unit.cls = "port-error"
 
 
-def _block_sizes(root: Path, rel: str) -> dict[str, int]:
+def _command_line_constants(flags: list[str]) -> dict[str, int]:
+    """Integer macros the build defines (-DTILE=128), which launch bounds often use."""
+    constants = {}
+    for flag in flags:
+        match = re.fullmatch(r"-D(\w+)=(\d+)", flag)
+        if match:
+            constants[match.group(1)] = int(match.group(2))
+    return constants
+
+
+def _block_sizes(root: Path, rel: str, flags: list[str]) -> dict[str, int]:
     """Kernel name → block size, from __launch_bounds__ or a constant launch configuration."""
     path = root / rel
     kind = FileKind.HIP if path.suffix == ".hip" else FileKind.CUDA
@@ -264,7 +309,7 @@ def _block_sizes(root: Path, rel: str) -> dict[str, int]:
     parsed = parse(source)
     if parsed.root is None:
         return {}
-    constants = file_constants(source, parsed.root)
+    constants = {**_command_line_constants(flags), **file_constants(source, parsed.root)}
     sizes: dict[str, int] = {}
     for function in captures("(function_definition) @f", parsed.root).get("f", []):
         bounds = [c for c in function.children if c.type == "launch_bounds"]
@@ -290,9 +335,12 @@ def _block_sizes(root: Path, rel: str) -> dict[str, int]:
 
 
 def _base_name(demangled: str) -> str:
-    name = demangled.split("(")[0]
-    name = re.sub(r"<.*>$", "", name)
-    return name.split("::")[-1].strip()
+    """`void ns::kernel<float, 4>(float*, int)` → `kernel`: template arguments, parameters and the
+    return type (demangled names of templates carry one) removed."""
+    name = demangled.replace("(anonymous namespace)", "anonymous")
+    while re.search(r"<[^<>]*>", name):
+        name = re.sub(r"<[^<>]*>", "", name)
+    return name.split("(")[0].split("::")[-1].split()[-1] if name.split("(")[0].strip() else name
 
 
 @dataclass
@@ -325,30 +373,42 @@ def build(
     jobs: int | None = None,
     use_cache: bool = True,
     hip_nvidia: bool = False,
+    convert_first: bool = True,
+    only: set[str] | None = None,
 ) -> BuildResult:
+    """Build every unit of `root` (or those named in `only`) for each target.
+
+    convert_first=False builds the tree as it is for gfx targets too: an existing port, hipify's
+    output, or the original CUDA compiled as HIP to see what fails before any conversion.
+    """
     if not root.is_dir():
         raise BuildError(f"{root}: build takes a directory")
     check_targets(targets)
-    scan_result = scan([root], config, use_cache=use_cache)
+    try:
+        scan_result = scan([root], config, use_cache=use_cache)
+    except DiscoveryError as exc:
+        raise BuildError(str(exc)) from exc
     findings_by_file: dict[str, list] = {}
     for finding in scan_result.findings:
         findings_by_file.setdefault(finding.file, []).append(finding)
     work = Path(tempfile.mkdtemp(prefix="porter-build-port-"))
-    trees = {"cuda": root}
-    if any(t.startswith("gfx") for t in targets):
+    trees = {"cuda": root, "hip": root}
+    if convert_first and any(t.startswith("gfx") for t in targets):
         convert(ConvertOptions(root, work / "portable", use_cache=use_cache), config, None)
         trees["hip"] = work / "portable"
     nvidia_targets = [t for t in targets if t.startswith("sm_")] if hip_nvidia else []
     if nvidia_targets:
         convert(ConvertOptions(root, work / "hip", mode="hip", use_cache=use_cache), config, None)
         trees["hip-nvidia"] = work / "hip"
+    flags = project_flags(root)
     tasks = []
     for target, variant in [(t, variant_for(t)) for t in targets] + [(t, "hip-nvidia") for t in nvidia_targets]:
         tree = trees[variant]
-        for path in _units(tree):
-            if variant == "cuda" and path.suffix == ".hip":
+        for path in translation_units(tree):
+            rel = path.relative_to(tree).as_posix()
+            if variant == "cuda" and path.suffix == ".hip" or only is not None and rel not in only:
                 continue  # HIP sources have no CUDA build
-            tasks.append((path, path.relative_to(tree).as_posix(), tree, target, variant))
+            tasks.append((path, rel, tree, target, variant, flags.for_unit(rel, tree, variant)))
     try:
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
             outcomes = list(pool.map(lambda t: _compile(*t, use_cache), tasks))
@@ -359,18 +419,21 @@ def build(
 
 def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
     cuda_failed = {u.file for u, _ in outcomes if u.variant == "cuda" and u.status == "failed"}
+    ported_headers = _ported_headers(findings_by_file)
     kernels: dict[str, dict] = {}
     mangled_all: list[str] = []
     parsed_logs = []
-    for (unit, log), (_, rel, tree, target, variant) in zip(outcomes, tasks, strict=True):
-        _classify(unit, findings_by_file, cuda_failed)
+    for (unit, log), (_, rel, tree, target, variant, flags) in zip(outcomes, tasks, strict=True):
+        _classify(unit, findings_by_file, cuda_failed, ported_headers)
         found = parse_ptxas(log) if target.startswith("sm_") else parse_amdgpu_remarks(log)
-        parsed_logs.append((unit, rel, tree, target, variant, found))
+        parsed_logs.append((unit, rel, tree, target, variant, flags, found))
         mangled_all.extend(found)
     names = demangle(sorted(set(mangled_all)))
     block_cache: dict[tuple[str, str], dict[str, int]] = {}
-    for unit, rel, tree, target, variant, found in parsed_logs:
-        sizes = block_cache.setdefault((str(tree), rel), _block_sizes(tree, rel) if unit.status == "ok" else {})
+    for unit, rel, tree, target, variant, flags, found in parsed_logs:
+        if (str(tree), rel) not in block_cache:
+            block_cache[(str(tree), rel)] = _block_sizes(tree, rel, flags or []) if unit.status == "ok" else {}
+        sizes = block_cache[(str(tree), rel)]
         for mangled, resources in found.items():
             name = names.get(mangled, mangled)
             block = sizes.get(_base_name(name))

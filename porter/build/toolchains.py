@@ -17,6 +17,7 @@ from pathlib import Path
 
 SYSROOT_HIP_VERSION = "5.7"
 CUDA_HEADERS_VERSION = "12.9"
+CUDA_LIBRARIES_VERSION = "13.0"
 # gfx950 needs LLVM 20; clang-19 does not know it.
 TARGET_MIN_LLVM = {"gfx90a": 13, "gfx942": 17, "gfx950": 20}
 
@@ -40,6 +41,17 @@ def cuda_headers_path() -> Path:
 def cuda_headers_dir() -> Path | None:
     path = cuda_headers_path()
     return path if (path / ".complete").is_file() and (path / "include" / "cuda.h").is_file() else None
+
+
+def cuda_libraries_path() -> Path:
+    return cache_dir() / f"cuda-libraries-{CUDA_LIBRARIES_VERSION}"
+
+
+def cuda_libraries_dir() -> Path | None:
+    """Headers of cuBLAS, cuSPARSE, cuSOLVER and cuDNN for CUDA 13.0, which torch's CUDA headers include."""
+    path = cuda_libraries_path()
+    needed = ("cublas_v2.h", "cusparse.h", "cusolverDn.h", "cudnn.h")
+    return path if (path / ".complete").is_file() and all((path / "include" / n).is_file() for n in needed) else None
 
 
 def cuda12_device_toolkit() -> Path | None:

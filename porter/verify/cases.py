@@ -20,6 +20,7 @@ Sizes, grid, block and dynamic shared memory are integer expressions over `param
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import re
 from dataclasses import dataclass, field
@@ -150,6 +151,9 @@ def _generator(text: str, where: str) -> tuple[str, tuple[float, ...]]:
         values = tuple(float(v) for v in inner.split(",")) if inner and inner.strip() else ()
     except ValueError as exc:
         raise ConfigError(f"{where}: generator arguments must be numbers: {text!r}") from exc
+    if not all(math.isfinite(v) for v in values):
+        # the harness writes them into C++ as literals, which have no NaN or infinity
+        raise ConfigError(f"{where}: generator arguments must be finite numbers: {text!r}")
     wanted = {"uniform": 2, "range": 2, "const": 1}.get(name, 0)
     if len(values) != wanted:
         raise ConfigError(f"{where}: {name} takes {wanted} argument(s), got {len(values)}")
@@ -175,6 +179,8 @@ def _list(value, where: str) -> list:
 def _number(value, where: str, kind=float):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
         raise ConfigError(f"{where}: expected {'an integer' if kind is int else 'a number'}, got {value!r}")
+    if not math.isfinite(value):
+        raise ConfigError(f"{where}: expected a finite number (the harness has no literal for it), got {value!r}")
     return kind(value)
 
 

@@ -31,7 +31,8 @@ def seed(case: Case, index: int) -> int:
 
 
 def _literal(value: float) -> str:
-    return repr(float(value)) if value == value else "0.0"
+    """A C++ floating literal; cases.py refuses NaN and infinities, which have none."""
+    return repr(float(value))
 
 
 def _arg_view(case: Case, index: int) -> dict:

@@ -1,0 +1,194 @@
+"""The project's own compile flags, beyond porter's defaults, for each translation unit.
+
+- `compile_commands.json` (anywhere in the tree: build/, or one per sub-project), when it has an entry
+  for the unit: its include directories, defines, undefines and C++ standard.
+- A PyTorch extension (the units under a setup.py using torch.utils.cpp_extension, or a unit that
+  includes torch's headers): the flags torch's BuildExtension passes, read from the installed torch, plus what the
+  extension's setup.py names statically (include directories, define_macros, -D/-U flags).
+  - CUDA: the installed torch's headers, Python's, and the CUDA math library headers (porter setup).
+  - HIP: before torch's headers, porter's own hip conversion of torch's ATen/cuda and c10/cuda headers
+    (`porter.build.torch_tree`), with torch's HIP flags (USE_ROCM and the rest).
+
+Paths inside the project are kept relative to its root, so the same flags serve the original tree
+and porter's converted copy of it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sysconfig
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from porter.build import toolchains
+from porter.discover import find_compile_commands, find_torch_extensions, visible
+
+ROOT = "{root}"  # a placeholder for the tree a flag is used with
+TORCH_INCLUDE = re.compile(rb'#\s*include\s*[<"](torch/|ATen/|c10/)')
+ROCM_ONLY = re.compile(r"ROCM|HIP", re.IGNORECASE)
+NO_TORCH_HIP_NVIDIA = "a PyTorch extension has no HIP-on-NVIDIA build: torch's HIP headers exist for ROCm only"
+NVCC_ONLY = ("--expt-relaxed-constexpr", "--expt-extended-lambda", "--use_fast_math")
+
+
+@dataclass(frozen=True)
+class TorchExtension:
+    name: str
+    include_dirs: tuple[str, ...]  # relative to the root
+    flags: tuple[str, ...]  # -D/-U and nvcc-only flags from setup.py
+
+
+@dataclass
+class ProjectFlags:
+    commands: dict[str, list[str]] = field(default_factory=dict)  # unit (relative) → flags, ROOT-relative
+    extensions: dict[str, TorchExtension] = field(default_factory=dict)  # setup.py's directory → extension
+
+    def for_unit(self, rel: str, tree: Path, variant: str) -> list[str] | None:
+        """The unit's flags for `variant`, or None where that variant cannot exist (see NO_TORCH_HIP_NVIDIA)."""
+        source = re.sub(r"\.hip$", ".cu", rel)
+        flags = list(self.commands.get(rel) or self.commands.get(source) or [])
+        extension = self._extension_of(rel, tree)
+        if extension is not None and variant == "hip-nvidia":
+            return None
+        if extension is not None:
+            flags += torch_flags(extension, variant)
+        if variant != "cuda":
+            flags = [f for f in flags if f not in NVCC_ONLY]
+        return [f.replace(ROOT, str(tree)) for f in flags]
+
+    def _extension_of(self, rel: str, tree: Path) -> TorchExtension | None:
+        """The extension whose setup.py sits above the unit; else a bare one if the unit includes torch."""
+        owners = [d for d in self.extensions if d == "" or rel.startswith(d + "/")]
+        if owners:
+            return self.extensions[max(owners, key=len)]
+        if TORCH_INCLUDE.search((tree / rel).read_bytes()):
+            return TorchExtension("porter_extension", (), ())
+        return None
+
+
+def project_flags(root: Path) -> ProjectFlags:
+    return ProjectFlags(_compile_commands(root), _torch_extensions(root))
+
+
+def _compile_commands(root: Path) -> dict[str, list[str]]:
+    """The databases' flags for each unit, with the project's own paths made relative to its root."""
+    database = find_compile_commands(root)
+    if database is None:
+        return {}
+    commands = {}
+    for file, flags in database.flags.items():
+        if Path(file).is_relative_to(root.resolve()):
+            commands[Path(file).relative_to(root.resolve()).as_posix()] = _joined(flags, root)
+    return commands
+
+
+def _joined(flags: list[str], root: Path) -> list[str]:
+    """discover's `-I PATH` pairs as single root-relative flags (`-I{root}/include`); -isystem reads as -I."""
+    joined, remaining = [], iter(flags)
+    for flag in remaining:
+        if flag in ("-I", "-isystem", "-D", "-U", "-include"):
+            value = next(remaining, "")
+            if flag in ("-I", "-isystem"):
+                flag, value = "-I", _root_relative(Path(value), root)
+            joined.append(flag + value if flag != "-include" else f"-include{value}")
+        else:
+            joined.append(flag)
+    return joined
+
+
+def _root_relative(path: Path, root: Path) -> str:
+    path = path.resolve()
+    if path.is_relative_to(root.resolve()):
+        return f"{ROOT}/{path.relative_to(root.resolve()).as_posix()}".rstrip("/")
+    return str(path)
+
+
+def _torch_extensions(root: Path) -> dict[str, TorchExtension]:
+    """The extension each setup.py declares (a setup.py that does not parse declares none), by its directory."""
+    extensions = {}
+    for setup in sorted(root.rglob("setup.py")):
+        if not visible(setup, root) or not setup.is_file():
+            continue
+        data = setup.read_bytes()
+        rel = setup.relative_to(root).as_posix()
+        declared = [e for e in find_torch_extensions(rel, data) if e.how in ("CUDAExtension", "CppExtension")]
+        if declared:
+            directory = setup.parent.relative_to(root).as_posix()
+            name = (declared[0].name or "porter_extension").rsplit(".", 1)[-1]
+            extensions["" if directory == "." else directory] = _read_setup_py(setup, data, root, name)
+    return extensions
+
+
+def _read_setup_py(setup: Path, data: bytes, root: Path, name: str) -> TorchExtension:
+    """What setup.py states literally: include directories, define_macros, -D/-U and nvcc-only flags."""
+    includes, flags = [], []
+    for node in ast.walk(ast.parse(data)):
+        if isinstance(node, ast.Tuple) and _macro(node):
+            flags.append(_macro(node))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            value = node.value
+            if re.match(r"^-[DU]\w+(=\S*)?$", value) and not ROCM_ONLY.search(value) or value in NVCC_ONLY:
+                flags.append(value)
+            elif _project_directory(setup.parent, value, root):
+                includes.append(_project_directory(setup.parent, value, root))
+    return TorchExtension(re.sub(r"\W", "_", name), tuple(dict.fromkeys(includes)), tuple(dict.fromkeys(flags)))
+
+
+def _project_directory(base: Path, text: str, root: Path) -> str | None:
+    """`text` as a directory of the project (relative to its root), if it names one."""
+    if not re.fullmatch(r"[\w.\-/]+", text) or text in (".", ".."):
+        return None
+    path = (base / text).resolve()
+    if not path.is_dir() or not path.is_relative_to(root.resolve()) or path == root.resolve():
+        return None
+    return path.relative_to(root.resolve()).as_posix()
+
+
+def _macro(node: ast.Tuple) -> str | None:
+    """`("NAME", None)` or `("NAME", "VALUE")`, as define_macros lists them."""
+    if len(node.elts) != 2 or not all(isinstance(e, ast.Constant) for e in node.elts):
+        return None
+    name, value = (e.value for e in node.elts)
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_]\w*", name) or ROCM_ONLY.search(name):
+        return None
+    if value is None:
+        return f"-D{name}"
+    return f"-D{name}={value}" if isinstance(value, str) and re.fullmatch(r"[\w.]*", value) else None
+
+
+@cache
+def _torch_build_flags() -> dict[str, list[str]]:
+    """The flags torch's BuildExtension adds, as the installed torch defines them."""
+    from torch.utils import cpp_extension
+
+    return {
+        "cuda": list(cpp_extension.COMMON_NVCC_FLAGS),
+        "hip": list(cpp_extension.COMMON_HIP_FLAGS) + list(cpp_extension.COMMON_HIPCC_FLAGS),
+    }
+
+
+def torch_flags(extension: TorchExtension, variant: str) -> list[str]:
+    found = toolchains.find_torch()
+    if found is None:
+        return []  # the build then fails on torch's headers, and is classed as a missing header
+    include = found[1] / "include"
+    flags = [f"-I{ROOT}/{d}" for d in extension.include_dirs]
+    if variant == "cuda":
+        flags += [f"-I{p}" for p in _cuda_side_includes()]
+    else:
+        from porter.build.torch_tree import converted_torch_include
+
+        flags.append(f"-I{converted_torch_include(found)}")
+    flags += [f"-I{include}", f"-I{include / 'torch' / 'csrc' / 'api' / 'include'}"]
+    flags += [f"-I{sysconfig.get_paths()['include']}", "-std=c++20", "-DTORCH_API_INCLUDE_EXTENSION_H"]
+    flags += [f"-DTORCH_EXTENSION_NAME={extension.name}", "-D_GLIBCXX_USE_CXX11_ABI=1"]
+    side = "cuda" if variant == "cuda" else "hip"
+    return flags + [f for f in _torch_build_flags()[side] if f != "-fPIC"] + list(extension.flags)
+
+
+def _cuda_side_includes() -> list[Path]:
+    from porter.build.torch_tree import cuda_shim_include
+
+    libraries = toolchains.cuda_libraries_dir()
+    return [cuda_shim_include()] + ([libraries / "include"] if libraries else [])
