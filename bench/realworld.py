@@ -76,8 +76,8 @@ def hipify_tree(root: Path, work: Path) -> tuple[Path, dict[str, str]]:
             show_progress=False,
         )
     mapping = {}
-    for original, outcome in result.items():
-        if outcome.hipified_path:
+    for original, outcome in result.items():  # hipify keeps results of earlier calls in the same dict
+        if outcome.hipified_path and Path(original).is_relative_to(copy):
             mapping[Path(original).relative_to(copy).as_posix()] = (
                 Path(outcome.hipified_path).relative_to(copy).as_posix()
             )

@@ -145,3 +145,20 @@ def test_torch_scatter_builds_for_sm90_and_its_gfx942_failure_names_the_header_a
     kernels = [k for k in built["kernels"] if "segment_csr_kernel" in k["name"]]
     assert kernels and all(k["targets"]["sm_90"]["block_size"] == 256 for k in kernels)
     assert all(k["targets"]["sm_90"]["registers"] > 0 for k in kernels)
+
+
+def test_a_load_call_declares_an_extension_for_the_sources_beside_it(tmp_path):
+    (tmp_path / "ops" / "inc").mkdir(parents=True)
+    (tmp_path / "ops" / "build.py").write_text(
+        "from torch.utils.cpp_extension import load\n"
+        "other = ['-DUNUSED=1']\n"
+        'fused = load(name="fused", sources=["k.cu"], extra_include_paths=["inc"],\n'
+        '             extra_cuda_cflags=["-DBLOCK=256", "--use_fast_math"])\n'
+    )
+    (tmp_path / "ops" / "k.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "plain.cu").write_text("__global__ void k() {}\n")
+    extensions = project_flags(tmp_path).extensions
+    assert list(extensions) == ["ops"]
+    found = extensions["ops"]
+    assert found.name == "fused" and found.include_dirs == ("ops/inc",)
+    assert found.flags == ("-DBLOCK=256", "--use_fast_math")  # the call's, not the module's other literals

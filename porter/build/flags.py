@@ -2,9 +2,10 @@
 
 - `compile_commands.json` (anywhere in the tree: build/, or one per sub-project), when it has an entry
   for the unit: its include directories, defines, undefines and C++ standard.
-- A PyTorch extension (the units under a setup.py using torch.utils.cpp_extension, or a unit that
-  includes torch's headers): the flags torch's BuildExtension passes, read from the installed torch, plus what the
-  extension's setup.py names statically (include directories, define_macros, -D/-U flags).
+- A PyTorch extension (the units under a setup.py using torch.utils.cpp_extension or a script calling
+  its load(), or a unit that includes torch's headers): the flags torch's BuildExtension passes, read
+  from the installed torch, plus what setup.py or the load() call states literally (include
+  directories, define_macros, -D/-U flags).
   - CUDA: the installed torch's headers, Python's, and the CUDA math library headers (porter setup).
   - HIP: before torch's headers, porter's own hip conversion of torch's ATen/cuda and c10/cuda headers
     (`porter.build.torch_tree`), with torch's HIP flags (USE_ROCM and the rest).
@@ -105,33 +106,43 @@ def _root_relative(path: Path, root: Path) -> str:
 
 
 def _torch_extensions(root: Path) -> dict[str, TorchExtension]:
-    """The extension each setup.py declares (a setup.py that does not parse declares none), by its directory."""
-    extensions = {}
-    for setup in sorted(root.rglob("setup.py")):
-        if not visible(setup, root) or not setup.is_file():
+    """The extension each Python file declares, by its directory: a setup.py's CUDAExtension/CppExtension,
+    or a `torch.utils.cpp_extension.load()` call (its sources sit beside it). A file that does not parse
+    declares none; setup.py wins over a load() in the same directory."""
+    extensions: dict[str, TorchExtension] = {}
+    for script in sorted(root.rglob("*.py"), key=lambda p: (p.name == "setup.py", str(p))):
+        if not visible(script, root) or not script.is_file():
             continue
-        data = setup.read_bytes()
-        rel = setup.relative_to(root).as_posix()
-        declared = [e for e in find_torch_extensions(rel, data) if e.how in ("CUDAExtension", "CppExtension")]
+        data = script.read_bytes()
+        if b"cpp_extension" not in data:
+            continue
+        rel = script.relative_to(root).as_posix()
+        wanted = ("CUDAExtension", "CppExtension") if script.name == "setup.py" else ("load",)
+        declared = [e for e in find_torch_extensions(rel, data) if e.how in wanted]
         if declared:
-            directory = setup.parent.relative_to(root).as_posix()
+            directory = script.parent.relative_to(root).as_posix()
             name = (declared[0].name or "porter_extension").rsplit(".", 1)[-1]
-            extensions["" if directory == "." else directory] = _read_setup_py(setup, data, root, name)
+            scope = _call_at(ast.parse(data), declared[0].line) if declared[0].how == "load" else ast.parse(data)
+            extensions["" if directory == "." else directory] = _read_literals(scope, script.parent, root, name)
     return extensions
 
 
-def _read_setup_py(setup: Path, data: bytes, root: Path, name: str) -> TorchExtension:
-    """What setup.py states literally: include directories, define_macros, -D/-U and nvcc-only flags."""
+def _call_at(module: ast.AST, line: int) -> ast.AST:
+    return next((n for n in ast.walk(module) if isinstance(n, ast.Call) and n.lineno == line), module)
+
+
+def _read_literals(scope: ast.AST, base: Path, root: Path, name: str) -> TorchExtension:
+    """What the code states literally: include directories, define_macros, -D/-U and nvcc-only flags."""
     includes, flags = [], []
-    for node in ast.walk(ast.parse(data)):
+    for node in ast.walk(scope):
         if isinstance(node, ast.Tuple) and _macro(node):
             flags.append(_macro(node))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value
             if re.match(r"^-[DU]\w+(=\S*)?$", value) and not ROCM_ONLY.search(value) or value in NVCC_ONLY:
                 flags.append(value)
-            elif _project_directory(setup.parent, value, root):
-                includes.append(_project_directory(setup.parent, value, root))
+            elif _project_directory(base, value, root):
+                includes.append(_project_directory(base, value, root))
     return TorchExtension(re.sub(r"\W", "_", name), tuple(dict.fromkeys(includes)), tuple(dict.fromkeys(flags)))
 
 

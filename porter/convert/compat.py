@@ -16,9 +16,10 @@ from porter.rules.base import COMPAT_HEADER
 
 CMAKE_MODULE = "porter_gpu.cmake"
 _DEFINE = re.compile(
-    r"^#define ((?:cuda|cu|CU|CUDA|cublas|CUBLAS|curand|CURAND|cusparse|CUSPARSE|cufft|CUFFT|cusolver|CUSOLVER|nvrtc|NVRTC|make_cu|__nv|__CUDA|cub\b)\w*) (\w+)$",
+    r"^#define ((?:cuda|cu|CU|CUDA|cublas|CUBLAS|curand|CURAND|cusparse|CUSPARSE|cufft|CUFFT|cusolver|CUSOLVER|nvrtc|NVRTC|make_cu|__nv|__CUDA)\w*) (\w+)$",
     re.M,
 )
+_ALIAS = re.compile(r"^namespace (cub) = (hipcub);$", re.M)
 
 
 @cache
@@ -54,7 +55,8 @@ def existing_names(header: Path) -> dict[str, str]:
     """The name maps of a compat header from an earlier conversion (so that a second run keeps them)."""
     if not header.is_file():
         return {}
-    return dict(_DEFINE.findall(header.read_text(errors="replace")))
+    text = header.read_text(errors="replace")
+    return dict(_DEFINE.findall(text) + _ALIAS.findall(text))
 
 
 def existing_packages(module: Path) -> list[str]:
