@@ -63,7 +63,7 @@ def test_html_is_self_contained(corpus_reports):
     assert html.count("<svg") >= 1
 
 
-def test_html_in_headless_chromium(corpus_reports, tmp_path):
+def chromium_flags(tmp_path) -> tuple[str, list[str]]:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("Chromium is not installed (apt-get install chromium)")
@@ -72,9 +72,22 @@ def test_html_in_headless_chromium(corpus_reports, tmp_path):
         "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
         "--enable-logging=stderr", "--v=0",
     ]  # fmt: skip
-    url = corpus_reports[".html"].resolve().as_uri()
-    dom = subprocess.run([chromium, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120)
+    return chromium, flags
+
+
+def rendered_dom(html, tmp_path) -> subprocess.CompletedProcess:
+    chromium, flags = chromium_flags(tmp_path)
+    dom = subprocess.run(
+        [chromium, *flags, "--dump-dom", html.resolve().as_uri()], capture_output=True, text=True, timeout=120
+    )
     assert dom.returncode == 0, dom.stderr[-2000:]
+    return dom
+
+
+def test_html_in_headless_chromium(corpus_reports, tmp_path):
+    chromium, flags = chromium_flags(tmp_path)
+    url = corpus_reports[".html"].resolve().as_uri()
+    dom = rendered_dom(corpus_reports[".html"], tmp_path)
     for section in ("summary", "build-matrix", "kernel-resources", "verify", "files", "provenance"):
         assert f'id="{section}"' in dom.stdout
     score = re.search(r'id="portability-score">(\d+)<', dom.stdout)
@@ -105,3 +118,49 @@ def test_report_errors_name_the_problem(tmp_path):
     runner.invoke(app, ["scan", str(CORPUS / "api"), "-f", "json", "-o", str(scan)])
     result = runner.invoke(app, ["report", str(scan), "-o", str(tmp_path / "r.pdf")])
     assert result.exit_code == 2 and "unknown report format .pdf" in result.output
+
+
+@pytest.mark.slow
+def test_build_and_verify_results_render_as_a_matrix_an_occupancy_chart_and_tables(tmp_path):
+    from compilers import require_hip, require_nvcc
+
+    require_nvcc()
+    require_hip()
+    results = tmp_path / "results"
+    results.mkdir()
+    assert (
+        runner.invoke(app, ["scan", str(CORPUS / "build"), "-f", "json", "-o", str(results / "scan.json")]).exit_code
+        == 0
+    )
+    built = runner.invoke(
+        app, ["build", str(CORPUS / "build"), "--target", "sm_90", "--target", "gfx942", "-f", "json"]
+    )
+    assert built.exit_code in (0, 1), built.output
+    (results / "build.json").write_text(built.stdout)
+    verified = runner.invoke(app, ["verify", str(CORPUS / "verify"), "--target", "sm_90", "-f", "json"])
+    assert verified.exit_code == 0, verified.output
+    (results / "verify.json").write_text(verified.stdout)
+    html = tmp_path / "report.html"
+    assert runner.invoke(app, ["report", str(results), "-o", str(html)]).exit_code == 0
+    dom = rendered_dom(html, tmp_path).stdout
+
+    matrix = re.search(r'<section id="build-matrix">(.*?)</section>', dom, re.S).group(1)
+    planted = re.search(r"<tr><td><code>planted_lds.cu</code></td>(.*?)</tr>", matrix, re.S).group(1)
+    columns = re.findall(r"<th>(.*?)</th>", matrix)[1:]
+    cells = dict(zip(columns, re.findall(r"<td>(.*?)</td>", planted, re.S), strict=True))
+    assert ">ok<" in cells["sm_90"]  # the planted LDS overflow builds on NVIDIA and fails only on gfx942
+    assert "failed" in cells["gfx942"] and "port-error" in cells["gfx942"]
+
+    resources = re.search(r'<section id="kernel-resources">(.*?)</section>', dom, re.S).group(1)
+    chart = re.search(r'<div id="chart-occupancy">(.*?)</div>', resources, re.S).group(1)
+    kernels = json.loads(built.stdout)["kernels"]
+    small = next(k for k in kernels if k["name"].startswith("small("))
+    nvidia, amd = small["targets"]["sm_90"]["occupancy"], small["targets"]["gfx942"]["occupancy"]
+    assert "<svg" in chart and ">small(" in chart
+    assert f">{round(100 * nvidia / 64)}%<" in chart and f">{round(100 * amd / 8)}%<" in chart
+    assert len(re.findall(r"<rect ", chart)) >= 2 * 2  # two bars per kernel, beside the legend
+    assert resources.count("<tr>") == 1 + sum(len(k["targets"]) for k in kernels)
+
+    verify = re.search(r'<section id="verify">(.*?)</section>', dom, re.S).group(1)
+    statuses = re.findall(r'<td class="(?:info|error)">([\w-]+)</td>', verify)
+    assert statuses and set(statuses) == {"not-run"}  # no GPU: never reported as passed
