@@ -18,7 +18,6 @@ A progress line goes to stderr per step. Compile results are cached by porter bu
 from __future__ import annotations
 
 import argparse
-import contextlib
 import shutil
 import sys
 import tempfile
@@ -30,6 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench import expert  # noqa: E402
+from bench.peer import run_hipify  # noqa: E402
 from bench.pypi import PACKAGES, FetchError, fetch  # noqa: E402
 from porter.build.run import build, translation_units  # noqa: E402
 from porter.config import Config  # noqa: E402
@@ -62,19 +62,9 @@ def sample(units: list[str], count: int) -> list[str]:
 
 def hipify_tree(root: Path, work: Path) -> tuple[Path, dict[str, str]]:
     """torch's hipify over a copy of the package, as BuildExtension runs it on ROCm; original → hipified paths."""
-    from torch.utils.hipify import hipify_python
-
     copy = work / "hipify"
     shutil.copytree(root, copy)
-    with contextlib.redirect_stdout(sys.stderr):
-        result = hipify_python.hipify(
-            project_directory=str(copy),
-            output_directory=str(copy),
-            includes=[str(copy / "*")],
-            is_pytorch_extension=True,
-            show_detailed=False,
-            show_progress=False,
-        )
+    result = run_hipify(copy)
     mapping = {}
     for original, outcome in result.items():  # hipify keeps results of earlier calls in the same dict
         if outcome.hipified_path and Path(original).is_relative_to(copy):

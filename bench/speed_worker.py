@@ -19,19 +19,12 @@ sys.path.insert(0, str(REPO))
 def main() -> int:
     tool, tree, workdir = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     if tool == "hipify":
-        from torch.utils.hipify import hipify_python
+        from bench.peer import run_hipify
 
         out = workdir / "hipify-out"
         shutil.rmtree(out, ignore_errors=True)
         started = time.perf_counter()
-        hipify_python.hipify(
-            project_directory=str(tree),
-            output_directory=str(out),
-            includes=["*"],
-            show_detailed=False,
-            show_progress=False,
-            is_pytorch_extension=True,
-        )
+        run_hipify(tree, out, includes=["*"])
         seconds = time.perf_counter() - started
     else:
         from porter.config import Config

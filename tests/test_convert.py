@@ -280,20 +280,15 @@ def test_mutated_files_convert_idempotently(index, mutation, at, tmp_path_factor
 @pytest.mark.slow
 def test_portable_output_survives_pytorchs_hipify(converted, all_auto_cases, tmp_path):
     """A ROCm build of PyTorch hipifies extension sources itself: the portable output must still build."""
-    hipify_python = pytest.importorskip("torch.utils.hipify.hipify_python")
+    pytest.importorskip("torch.utils.hipify.hipify_python")
+    from bench.peer import run_hipify
+
     project = tmp_path / "project"
     shutil.copytree(converted["portable"], project)
     # torch's hipify reads sources as UTF-8 (it stops on Latin-1) and writes its breadcrumb before a
     # byte-order mark (which then breaks the build): both are hipify's limits, with or without porter
     shutil.rmtree(project / "robustness")
-    hipify_python.hipify(
-        project_directory=str(project),
-        output_directory=str(project),
-        includes=[str(project / "*")],
-        show_detailed=False,
-        is_pytorch_extension=True,
-        show_progress=False,
-    )
+    run_hipify(project)
     failures = []
     for rel in all_auto_cases:
         if rel.startswith("robustness/"):
