@@ -540,7 +540,7 @@ def setup(
         SetupPart.ROCM_SYSROOT: ("ROCm sysroot (Debian 13 HIP 5.7 packages)", provision.provision_sysroot),
         SetupPart.CUDA_HEADERS: ("CUDA 12.9 headers (NVIDIA wheels)", provision.provision_cuda_headers),
         SetupPart.CUDA_LIBRARIES: (
-            "cuBLAS, cuSPARSE, cuSOLVER and cuDNN headers for CUDA 13.0 (NVIDIA wheels, by range requests)",
+            "cuBLAS, cuSPARSE, cuSOLVER, cuDNN and cuRAND headers for CUDA 13.0 (NVIDIA wheels, by range requests)",
             provision.provision_cuda_libraries,
         ),
     }

@@ -41,9 +41,9 @@ def test_the_compilation_database_gives_each_unit_its_includes_defines_and_stand
     without = tmp_path / "project"
     shutil.copytree(CORPUS / "project", without)
     (without / "compile_commands.json").unlink()
-    unbuilt = build_json(without, "sm_90")
-    assert [(u["status"], u["class"]) for u in unbuilt["units"]] == [("failed", "toolchain-missing-header")]
-    assert "tile.h" in unbuilt["units"][0]["diagnostic"]
+    unbuilt = build_json(without, "sm_90")  # the header is still found (include search), TILE is not set
+    assert [(u["status"], u["class"]) for u in unbuilt["units"]] == [("failed", "original-does-not-build")]
+    assert "TILE is set by the build" in unbuilt["units"][0]["diagnostic"]
 
 
 def test_database_paths_stay_relative_to_the_project_so_the_port_uses_its_own_copy(tmp_path):
@@ -162,3 +162,24 @@ def test_a_load_call_declares_an_extension_for_the_sources_beside_it(tmp_path):
     found = extensions["ops"]
     assert found.name == "fused" and found.include_dirs == ("ops/inc",)
     assert found.flags == ("-DBLOCK=256", "--use_fast_math")  # the call's, not the module's other literals
+
+
+def test_the_projects_own_headers_are_found_nearest_first_and_ties_are_left_alone(tmp_path):
+    from porter.build.flags import include_search
+
+    for rel, text in {
+        "ops/src/kernel.cu": '#include "util.h"\n#include "missing.h"\n__global__ void k() {}\n',
+        "ops/include/util.h": '#include "detail/more.h"\n',
+        "ops/include/detail/more.h": "",
+        "vendored/copy/include/util.h": "",  # the same name further from the unit
+        "a/tie.h": "",
+        "b/tie.h": "",
+        "ops/src/tied.cu": '#include "tie.h"\n',
+    }.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert include_search(tmp_path, "ops/src/kernel.cu", []) == ["ops/include"]
+    assert include_search(tmp_path, "ops/src/kernel.cu", ["ops/include"]) == []
+    assert include_search(tmp_path, "ops/src/tied.cu", []) == []  # two equally near providers: no guess
+    flags = project_flags(tmp_path).for_unit("ops/src/kernel.cu", tmp_path, "cuda")
+    assert flags == [f"-I{tmp_path / 'ops' / 'include'}"]

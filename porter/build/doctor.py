@@ -153,11 +153,11 @@ def _cuda_libraries() -> Check:
     if found is None:
         return Check(
             "CUDA library headers (optional)", "missing",
-            "PyTorch extensions' CUDA builds need cuBLAS, cuSPARSE, cuSOLVER and cuDNN headers (torch's ATen/cuda includes them)",
+            "PyTorch extensions' CUDA builds need cuBLAS, cuSPARSE, cuSOLVER, cuDNN and cuRAND headers (torch's ATen/cuda includes them)",
             "porter setup cuda-libraries", required=False,
         )  # fmt: skip
     return Check(
-        "CUDA library headers (optional)", "ok", f"cuBLAS, cuSPARSE, cuSOLVER, cuDNN at {found}", required=False
+        "CUDA library headers (optional)", "ok", f"cuBLAS, cuSPARSE, cuSOLVER, cuDNN, cuRAND at {found}", required=False
     )
 
 

@@ -28,7 +28,8 @@ from porter.discover import find_compile_commands, find_torch_extensions, visibl
 
 ROOT = "{root}"  # a placeholder for the tree a flag is used with
 TORCH_INCLUDE = re.compile(rb'#\s*include\s*[<"](torch/|ATen/|c10/)')
-ROCM_ONLY = re.compile(r"ROCM|HIP", re.IGNORECASE)
+# macros that switch on another accelerator's code path (ROCm's included): not the CUDA build's
+OTHER_BACKEND = re.compile(r"ROCM|HIP|MLU|NPU|MPS|DIPU|DIOPI|MUSA|XPU|XLA|SYCL", re.IGNORECASE)
 NO_TORCH_HIP_NVIDIA = "a PyTorch extension has no HIP-on-NVIDIA build: torch's HIP headers exist for ROCm only"
 NVCC_ONLY = ("--expt-relaxed-constexpr", "--expt-extended-lambda", "--use_fast_math")
 
@@ -48,12 +49,16 @@ class ProjectFlags:
     def for_unit(self, rel: str, tree: Path, variant: str) -> list[str] | None:
         """The unit's flags for `variant`, or None where that variant cannot exist (see NO_TORCH_HIP_NVIDIA)."""
         source = re.sub(r"\.hip$", ".cu", rel)
-        flags = list(self.commands.get(rel) or self.commands.get(source) or [])
+        command = self.commands.get(rel) or self.commands.get(source)
+        flags = list(command or [])
         extension = self._extension_of(rel, tree)
         if extension is not None and variant == "hip-nvidia":
             return None
         if extension is not None:
             flags += torch_flags(extension, variant)
+        if command is None:  # no database entry: find the project's own headers as its include path would
+            known = [f[len(ROOT) + 3 :] for f in flags if f.startswith(f"-I{ROOT}/")]
+            flags += [f"-I{ROOT}/{d}" if d else f"-I{ROOT}" for d in include_search(tree, rel, known)]
         if variant != "cuda":
             flags = [f for f in flags if f not in NVCC_ONLY]
         return [f.replace(ROOT, str(tree)) for f in flags]
@@ -66,6 +71,72 @@ class ProjectFlags:
         if TORCH_INCLUDE.search((tree / rel).read_bytes()):
             return TorchExtension("porter_extension", (), ())
         return None
+
+
+QUOTED_INCLUDE = re.compile(rb'^\s*#\s*include\s*"([^"]+)"', re.M)
+HEADER_SUFFIXES = {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc"}
+SEARCH_LIMIT = 400  # files followed per unit
+
+
+def include_search(tree: Path, rel: str, known: list[str]) -> list[str]:
+    """Directories of the project (relative to `tree`) that hold headers the unit reaches through
+    `#include "..."` names that neither the including file's directory nor the known include paths
+    resolve: of the directories providing that name, the one nearest the unit (see `_nearest`)."""
+    found: list[str] = []
+    queue, seen = [tree / rel], {tree / rel}
+    while queue and len(seen) < SEARCH_LIMIT:
+        current = queue.pop()
+        try:
+            names = QUOTED_INCLUDE.findall(current.read_bytes())
+        except OSError:
+            continue
+        for raw in names:
+            name = raw.decode("utf-8", "replace")
+            bases = [current.parent] + [tree / d for d in known + found]
+            header = next((b / name for b in bases if (b / name).is_file()), None)
+            if header is None:
+                provider = _nearest(_providers(tree, name), rel)
+                if provider is None:
+                    continue
+                found.append(provider)
+                header = tree / provider / name
+            if header not in seen:
+                seen.add(header)
+                queue.append(header)
+    return found
+
+
+def _nearest(providers: list[str], rel: str) -> str | None:
+    """The provider sharing most of the unit's path, then the shallowest; None on a tie."""
+    unit = Path(rel).parent.parts
+
+    def closeness(provider: str) -> tuple[int, int]:
+        parts = Path(provider).parts
+        shared = next(
+            (i for i, (a, b) in enumerate(zip(parts, unit, strict=False)) if a != b), min(len(parts), len(unit))
+        )
+        return (-shared, len(parts))
+
+    ranked = sorted(providers, key=closeness)
+    if not ranked or len(ranked) > 1 and closeness(ranked[0]) == closeness(ranked[1]):
+        return None
+    return ranked[0]
+
+
+def _providers(tree: Path, name: str) -> list[str]:
+    """The directories D of the project for which D/name is one of its headers."""
+    suffix = "/" + name.lstrip("./")
+    return sorted({rel[: -len(suffix)] for rel in _headers(str(tree)) if ("/" + rel).endswith(suffix)})
+
+
+@cache
+def _headers(tree: str) -> tuple[str, ...]:
+    root = Path(tree)
+    return tuple(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.suffix in HEADER_SUFFIXES and visible(p, root) and p.is_file()
+    )
 
 
 def project_flags(root: Path) -> ProjectFlags:
@@ -119,10 +190,14 @@ def _torch_extensions(root: Path) -> dict[str, TorchExtension]:
         rel = script.relative_to(root).as_posix()
         wanted = ("CUDAExtension", "CppExtension") if script.name == "setup.py" else ("load",)
         declared = [e for e in find_torch_extensions(rel, data) if e.how in wanted]
-        if declared:
+        try:
+            module = ast.parse(data)
+        except (SyntaxError, ValueError):
+            continue
+        if declared or script.name == "setup.py":  # setup.py may call CUDAExtension through a variable
             directory = script.parent.relative_to(root).as_posix()
-            name = (declared[0].name or "porter_extension").rsplit(".", 1)[-1]
-            scope = _call_at(ast.parse(data), declared[0].line) if declared[0].how == "load" else ast.parse(data)
+            name = ((declared[0].name if declared else None) or "porter_extension").rsplit(".", 1)[-1]
+            scope = _call_at(module, declared[0].line) if declared and declared[0].how == "load" else module
             extensions["" if directory == "." else directory] = _read_literals(scope, script.parent, root, name)
     return extensions
 
@@ -139,7 +214,7 @@ def _read_literals(scope: ast.AST, base: Path, root: Path, name: str) -> TorchEx
             flags.append(_macro(node))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value
-            if re.match(r"^-[DU]\w+(=\S*)?$", value) and not ROCM_ONLY.search(value) or value in NVCC_ONLY:
+            if re.match(r"^-[DU]\w+(=\S*)?$", value) and not OTHER_BACKEND.search(value) or value in NVCC_ONLY:
                 flags.append(value)
             elif _project_directory(base, value, root):
                 includes.append(_project_directory(base, value, root))
@@ -161,7 +236,7 @@ def _macro(node: ast.Tuple) -> str | None:
     if len(node.elts) != 2 or not all(isinstance(e, ast.Constant) for e in node.elts):
         return None
     name, value = (e.value for e in node.elts)
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_]\w*", name) or ROCM_ONLY.search(name):
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_]\w*", name) or OTHER_BACKEND.search(name):
         return None
     if value is None:
         return f"-D{name}"

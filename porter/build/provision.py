@@ -4,7 +4,7 @@
   `apt-get download` through a private sources list and lists directory (the system's apt
   state is untouched) and unpacked with `dpkg -x`.
 - The CUDA 12.9 headers that libclang parses against, unpacked from NVIDIA's PyPI wheels.
-- The headers of the CUDA 13.0 libraries (cuBLAS, cuSPARSE, cuSOLVER, cuDNN) that torch's CUDA headers
+- The headers of the CUDA 13.0 libraries (cuBLAS, cuSPARSE, cuSOLVER, cuDNN, cuRAND) that torch's CUDA headers
   include, read by range requests out of NVIDIA's PyPI wheels (the wheels themselves are ~1 GB).
 
 Both land in a temporary directory first and are renamed into place when complete, so an
@@ -48,13 +48,15 @@ CUDA_HEADER_WHEELS = (
 )
 
 # torch's ATen/cuda headers include cublas_v2.h, cublasLt.h, cusparse.h and cusolverDn.h, ATen/cudnn
-# cudnn.h; these are the CUDA 13.0 releases of those libraries, matching nvcc 13.0.
+# cudnn.h, and extensions curand.h (nvcc 13's own tree has none of them); these are the CUDA 13.0
+# releases of those libraries, matching nvcc 13.0.
 _PYPI = "https://files.pythonhosted.org/packages"
 CUDA_LIBRARY_WHEELS = (
     f"{_PYPI}/5a/99/210e113dde53955e97042bd76dc4ad927eca04c5b4645ec157cc59f4f3ae/nvidia_cublas-13.0.0.19-py3-none-manylinux_2_27_x86_64.whl",
     f"{_PYPI}/ba/e8/b3f7a87cc719dca926c7baee92f2544de8909573a4126c85a9f1625431e8/nvidia_cusparse-12.6.2.49-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",
     f"{_PYPI}/a5/87/e3c9ee227b750e5b61572e7509f586cc8d494a4f7874b5163e734ed852c2/nvidia_cusolver-12.0.3.29-py3-none-manylinux_2_27_x86_64.whl",
     f"{_PYPI}/af/75/96ea5c5368eb595c39d629cde08a66227a864e71ccb0e593add2612bb952/nvidia_cudnn_cu13-9.27.0.42-py3-none-manylinux_2_27_x86_64.whl",
+    f"{_PYPI}/a5/9f/be0a41ca4a4917abf5cb9ae0daff1a6060cc5de950aec0396de9f3b52bc5/nvidia_curand-10.4.0.35-py3-none-manylinux_2_27_x86_64.whl",
 )  # fmt: skip
 
 DEBIAN_KEYRINGS = {

@@ -48,9 +48,9 @@ def cuda_libraries_path() -> Path:
 
 
 def cuda_libraries_dir() -> Path | None:
-    """Headers of cuBLAS, cuSPARSE, cuSOLVER and cuDNN for CUDA 13.0, which torch's CUDA headers include."""
+    """Headers of cuBLAS, cuSPARSE, cuSOLVER, cuDNN and cuRAND for CUDA 13.0 (torch's CUDA headers, extensions)."""
     path = cuda_libraries_path()
-    needed = ("cublas_v2.h", "cusparse.h", "cusolverDn.h", "cudnn.h")
+    needed = ("cublas_v2.h", "cusparse.h", "cusolverDn.h", "cudnn.h", "curand.h")
     return path if (path / ".complete").is_file() and all((path / "include" / n).is_file() for n in needed) else None
 
 
