@@ -11,7 +11,15 @@ CASE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h", ".hpp", ".cmake", ".py", ".txt"}
 
 
 def corpus_files() -> list[Path]:
-    return sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix in CASE_SUFFIXES and p.name != "README.md")
+    """Every case file: sources, headers, build files; Python only where porter reads it (setup.py and
+    the like), not helpers such as a verify case's CPU reference."""
+    from porter.source import kind_of
+
+    return sorted(
+        p
+        for p in CORPUS.rglob("*")
+        if p.is_file() and p.suffix in CASE_SUFFIXES and p.name != "README.md" and (p.suffix != ".py" or kind_of(p))
+    )
 
 
 def expected_findings(path: Path, with_libclang: bool) -> list[tuple[int, str]]:

@@ -334,3 +334,24 @@ def test_real_packages_convert_idempotently(tmp_path):
         assert result.summary()["files_changed"] > 0
         run(once, twice)
         assert tree_digest(twice) == tree_digest(once)
+
+
+def test_compiler_tests_accept_either_compiler_and_the_compat_header_never_defines_them(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text(
+        "#include <cuda_runtime.h>\n"
+        "#ifndef __CUDACC__\ninline float lerp(float a, float b, float t) { return a + t * (b - a); }\n#endif\n"
+        "#ifdef __CUDACC__\n#define DEVICE __device__\n#elif defined(__CUDACC__) || defined HOST_ONLY\n#endif\n"
+        "__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n"
+    )
+    once, twice = tmp_path / "once", tmp_path / "twice"
+    run(src, once)
+    run(once, twice)
+    text = (once / "k.cu").read_text()
+    assert "#if !defined(__CUDACC__) && !defined(__HIPCC__)\n" in text
+    assert "#if defined(__CUDACC__) || defined(__HIPCC__)\n" in text
+    assert "#elif (defined(__CUDACC__) || defined(__HIPCC__)) || defined HOST_ONLY\n" in text
+    # defining __CUDACC__ under HIP would send every later header (torch's Half.h) down its CUDA branch
+    assert "#define __CUDACC__" not in (once / "porter_compat.h").read_text()
+    assert (twice / "k.cu").read_text() == text

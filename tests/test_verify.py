@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 from compilers import require_hip, require_nvcc
+from corpus_cases import CORPUS
 from typer.testing import CliRunner
 
 from porter.cli import app
@@ -247,3 +249,39 @@ def test_init_proposes_loadable_cases_from_kernel_signatures(tmp_path):
         ("n", "i32", True, False),
     ]
     assert [a.name for a in cases["odd"].args] == ["out"]
+
+
+@pytest.mark.slow
+def test_torch_extension_cases_build_with_cpp_extension_compare_and_catch_the_planted_port(tmp_path):
+    pytest.importorskip("torch")
+    tree = CORPUS / "verify_torch"
+    config = load_config(tree)
+    recorded = tmp_path / "goldens"
+    first = verify(tree, ("sm_90",), config, record=recorded, gpus={"nvidia": [], "amd": []})
+    rows = {(c.name, c.variant): c for c in first.cases}
+    original, port = rows[("row_sums", "torch-original")], rows[("row_sums", "torch-port")]
+    assert original.status == "pass" and "CPU reference" in original.reason  # checked against reference.py
+    assert port.status == "pass" and port.max_abs_err == 0.0 and port.time_ratio is not None
+    planted = rows[("row_sums_half", "torch-port")]
+    assert planted.status == "fail" and planted.expected == "fail" and planted.mismatches == 64
+    for variant in ("torch-original", "torch-port"):
+        cuda = rows[("scale", variant)]
+        assert cuda.status == "not-run" and "CPU-only build" in cuda.reason  # never reported as passed
+    assert not first.failed
+
+    again = verify(tree, ("sm_90",), config, reference_dir=recorded, gpus={"nvidia": [], "amd": []})
+    compared = {(c.name, c.variant): c for c in again.cases}
+    assert compared[("row_sums", "torch-original")].status == "pass"  # against the recorded original
+    assert compared[("row_sums_half", "torch-port")].status == "fail"
+
+
+def test_torch_case_problems_are_named():
+    base = {"name": "t", "sources": ["a.cpp"], "function": "f", "args": [], "returns": [{"name": "y", "dtype": "f32"}]}
+    for change, message in [
+        ({"device": "tpu"}, "device must be"),
+        ({"reference": "ref.py"}, "file.py:function"),
+        ({"returns": []}, "at least one returned tensor"),
+        ({"function": "f(); import os"}, "valid name"),
+    ]:
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            load_cases(Config(raw={"verify": {"torch": [{**base, **change}]}}))

@@ -213,7 +213,7 @@ def _compile(
                     return unit, log
         result = subprocess.run(compile_command, capture_output=True, text=True, timeout=600)
         log = result.stderr + result.stdout
-        log = log.replace(str(path.parent) + os.sep, "")
+        log = log.replace(str(path.parent) + os.sep, "").replace(str(root) + os.sep, "")  # tree-relative
         unit = Unit(rel, target, variant, "ok" if result.returncode == 0 else "failed")
         if result.returncode != 0:
             unit.diagnostic = first_error(log) or log.strip()[-300:]
@@ -251,7 +251,50 @@ def _ported_headers(findings_by_file: dict[str, list]) -> set[str]:
     return headers
 
 
-def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[str], ported_headers: set[str]) -> None:
+ROCM_CONDITION = re.compile(r"USE_ROCM|__HIP|HIP_PLATFORM|ROCM|__HIPCC__|WITH_HIP|__AMDGCN")
+ERROR_AT = re.compile(r"^([^:\s]+):(\d+):\d+: (?:fatal )?error")
+
+
+def _in_rocm_branch(tree: Path, diagnostic: str, unit_dir: str) -> bool:
+    """Whether the error sits in a branch the source reserves for ROCm (`#ifdef USE_ROCM` and the like):
+    code its authors wrote for their own ROCm build, which porter did not write."""
+    where = ERROR_AT.match(diagnostic)
+    if where is None:
+        return False
+    candidates = [tree / unit_dir / where.group(1), tree / where.group(1)]
+    path = next((c for c in candidates if c.is_file()), None)
+    if path is None:
+        return False
+    stack: list[tuple[str, bool]] = []  # (condition, negated)
+    for line in path.read_text(errors="replace").splitlines()[: int(where.group(2)) - 1]:
+        directive = re.match(r"\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b(.*)", line)
+        if directive is None:
+            continue
+        kind, condition = directive.group(1), directive.group(2).strip()
+        if kind in ("ifdef", "ifndef", "if"):
+            stack.append((condition, kind == "ifndef" or condition.startswith("!")))
+        elif kind == "elif" and stack:
+            stack[-1] = (condition, condition.startswith("!"))
+        elif kind == "else" and stack:
+            stack[-1] = (stack[-1][0], not stack[-1][1])
+        elif kind == "endif" and stack:
+            stack.pop()
+    return any(ROCM_CONDITION.search(condition) and not negated for condition, negated in stack)
+
+
+def _gone_from_torch(header: str) -> str | None:
+    """Why a torch header the original includes is missing: the installed torch no longer has it."""
+    found = toolchains.find_torch()
+    if found is None or header.split("/")[0] not in ("THC", "ATen", "c10", "torch"):
+        return None
+    if (found[1] / "include" / header).is_file():
+        return None
+    return f"the installed torch {found[0]} has no such header; the original was written for another torch"
+
+
+def _classify(
+    unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[str], ported_headers: set[str], tree: Path
+) -> None:
     if unit.status != "failed":
         return
     missing = MISSING_HEADER.search(unit.diagnostic or "")
@@ -269,6 +312,10 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
         unit.cls = "port-error"
         unit.diagnostic = f"{missing.group(1)}: a CUDA header the port still includes ({unit.diagnostic})"
         return
+    if missing and unit.variant == "cuda" and _gone_from_torch(missing.group(1)):
+        unit.cls = "original-does-not-build"
+        unit.diagnostic = f"{missing.group(1)}: {_gone_from_torch(missing.group(1))} ({unit.diagnostic})"
+        return
     if missing:
         unit.cls = "toolchain-missing-header"
         why = explain_missing(missing.group(1)) or "not available to this toolchain"
@@ -279,6 +326,10 @@ def _classify(unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[st
         return
     if unit.file in cuda_failed or source in cuda_failed:
         unit.cls = "original-does-not-build"
+        return
+    if _in_rocm_branch(tree, unit.diagnostic or "", str(Path(unit.file).parent)):
+        unit.cls = "original-does-not-build"
+        unit.diagnostic = f"in the original's own ROCm branch, which its build system configures: {unit.diagnostic}"
         return
     unsupported = sorted({f.rule for f in manual if UNSUPPORTED_RULES.match(f.rule)})
     pending = sorted({f.rule for f in manual})
@@ -424,7 +475,7 @@ def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
     mangled_all: list[str] = []
     parsed_logs = []
     for (unit, log), (_, rel, tree, target, variant, flags) in zip(outcomes, tasks, strict=True):
-        _classify(unit, findings_by_file, cuda_failed, ported_headers)
+        _classify(unit, findings_by_file, cuda_failed, ported_headers, tree)
         found = parse_ptxas(log) if target.startswith("sm_") else parse_amdgpu_remarks(log)
         parsed_logs.append((unit, rel, tree, target, variant, flags, found))
         mangled_all.extend(found)

@@ -11,6 +11,7 @@ import jinja2
 from porter import __version__
 from porter.findings import Finding
 from porter.rewrite import edits_for_mode
+from porter.rules.api import COMPILER_MACRO
 from porter.rules.arch import targets as known_targets
 from porter.rules.base import COMPAT_HEADER
 
@@ -47,7 +48,8 @@ def name_map(findings: list[Finding], data_by_file: dict[str, bytes]) -> dict[st
             original = data_by_file[finding.file][edit.start : edit.end].decode("utf-8", "replace")
             replacement = edit.replacement.decode("utf-8", "replace")
             if re.fullmatch(r"[A-Za-z_]\w*", original) and re.fullmatch(r"[A-Za-z_]\w*", replacement):
-                names.setdefault(original, replacement)
+                if not COMPILER_MACRO.fullmatch(replacement):  # tested, never defined (see rules.api)
+                    names.setdefault(original, replacement)
     return names
 
 

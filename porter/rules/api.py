@@ -208,7 +208,36 @@ def name_finding(
     edits = [Edit(start, end, entry.hip.encode(), mode="hip")]
     if include is not None:
         edits.append(portable_include(ctx, include, entry.hip))
+    if COMPILER_MACRO.fullmatch(entry.hip):
+        edits.extend(_portable_compiler_test(ctx, start, end, entry.hip))
     return rule.finding(ctx, start, end, message, edits=tuple(edits), severity=severity, fix=fix)
+
+
+# Compiler-identification macros (`__CUDACC__` → `__HIPCC__`) are tested, not used: the compat header
+# must not define them (every header after it, torch's included, would then take its CUDA branch), so
+# portable mode widens each test to accept either compiler instead.
+COMPILER_MACRO = re.compile(r"__\w+__")
+
+
+def _portable_compiler_test(ctx: FileContext, start: int, end: int, hip: str) -> list[Edit]:
+    data = ctx.source.data
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", end)
+    line = data[line_start : len(data) if line_end < 0 else line_end]
+    name = data[start:end]
+    if hip.encode() in line:
+        return []  # already accepts both (a second conversion)
+    either, neither = f"defined({name.decode()}) || defined({hip})", f"!defined({name.decode()}) && !defined({hip})"
+    directive = re.match(rb"\s*#\s*(ifdef|ifndef)\s+" + re.escape(name) + rb"\b", line)
+    if directive and line_start + directive.end() == end:
+        replacement = either if directive.group(1) == b"ifdef" else neither
+        return [Edit(line_start + directive.start(1) - 1, end, f"#if {replacement}".encode(), mode="portable")]
+    for test in re.finditer(
+        rb"defined\s*\(\s*" + re.escape(name) + rb"\s*\)|defined\s+" + re.escape(name) + rb"\b", line
+    ):
+        if line_start + test.start() <= start < line_start + test.end():
+            return [Edit(line_start + test.start(), line_start + test.end(), f"({either})".encode(), mode="portable")]
+    return []
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:

@@ -260,6 +260,66 @@ def _case(table: dict, where: str) -> Case:
     )
 
 
+@dataclass
+class TorchCase:
+    """A PyTorch extension's op, built from `sources` with torch.utils.cpp_extension, called on seeded inputs."""
+
+    name: str
+    sources: list[str]
+    function: str  # an attribute of the built module
+    device: str  # "cuda" (a CUDA or ROCm build of torch, and its GPU) or "cpu"
+    args: list[Arg]  # positional arguments: tensors (size) or scalars (value)
+    returns: list[Arg]  # the returned tensors, by name and dtype
+    reference: str | None = None  # "file.py:function", a CPU reference the outputs are also checked against
+    tolerance: dict[str, Tolerance] = field(default_factory=dict)
+    warmup: int = 3
+    reps: int = 20
+    port: list[str] | None = None  # hand-written port sources, instead of porter's conversion
+    expect: str = "pass"
+
+    def tolerance_for(self, dtype: str) -> Tolerance:
+        return self.tolerance.get(dtype) or Tolerance(**DEFAULT_TOLERANCE.get(dtype, {}))
+
+
+REFERENCE_FUNCTION = re.compile(r"[\w./-]+\.py:[A-Za-z_]\w*")
+
+
+def _torch_case(table: dict, where: str) -> TorchCase:
+    table = _table(table, f"{where} verify.torch")
+    for key in ("name", "sources", "function", "args", "returns"):
+        if key not in table:
+            raise ConfigError(f"{where}: a verify.torch case needs `{key}`")
+    where = f"{where} torch case {_name(table['name'], NAME, f'{where} torch case name')!r}"
+    params = _params(table.get("params", {}), where)
+    returns = []
+    for entry in _list(table["returns"], f"{where} returns"):
+        entry = _table(entry, f"{where} returns")
+        returns.append(_arg({"size": 0, **entry}, params, f"{where} returns"))
+    if not returns:
+        raise ConfigError(f"{where}: name at least one returned tensor in `returns`")
+    device = table.get("device", "cuda")
+    if device not in ("cuda", "cpu"):
+        raise ConfigError(f'{where}: device must be "cuda" or "cpu", got {device!r}')
+    reference = table.get("reference")
+    if reference is not None and not (isinstance(reference, str) and REFERENCE_FUNCTION.fullmatch(reference)):
+        raise ConfigError(f'{where}: reference is "file.py:function", got {reference!r}')
+    port = table.get("port")
+    return TorchCase(
+        name=table["name"],
+        sources=[_path(s, f"{where} sources") for s in _list(table["sources"], f"{where} sources")],
+        function=_name(table["function"], re.compile(r"[A-Za-z_]\w*"), f"{where} function"),
+        device=device,
+        args=[_arg(a, params, f"{where} args") for a in _list(table["args"], f"{where} args")],
+        returns=returns,
+        reference=reference,
+        tolerance=_tolerances(table.get("tolerance", {}), f"{where} tolerance"),
+        warmup=_number(table.get("warmup", 3), f"{where} warmup", int),
+        reps=_number(table.get("reps", 20), f"{where} reps", int),
+        port=None if port is None else [_path(s, f"{where} port") for s in _list(port, f"{where} port")],
+        expect=_expect(table.get("expect", "pass"), where),
+    )
+
+
 def _expect(value, where: str) -> str:
     if value not in ("pass", "fail"):
         raise ConfigError(f'{where}: expect must be "pass" or "fail", got {value!r}')
@@ -267,10 +327,19 @@ def _expect(value, where: str) -> str:
 
 
 def load_cases(config: Config) -> list[Case]:
+    return _load(config)[0]
+
+
+def load_torch_cases(config: Config) -> list[TorchCase]:
+    return _load(config)[1]
+
+
+def _load(config: Config) -> tuple[list[Case], list[TorchCase]]:
     where = str(config.source or "configuration")
     table = _table(config.raw.get("verify", {}), f"{where} verify")
     cases = [_case(entry, where) for entry in _list(table.get("case", []), f"{where} verify.case")]
-    names = [c.name for c in cases]
+    torch_cases = [_torch_case(entry, where) for entry in _list(table.get("torch", []), f"{where} verify.torch")]
+    names = [c.name for c in cases] + [c.name for c in torch_cases]
     if len(names) != len(set(names)):
         raise ConfigError(f"{where}: verify case names must be unique")
-    return cases
+    return cases, torch_cases

@@ -22,8 +22,8 @@ from porter.build import toolchains
 from porter.build.run import check_targets, first_error, links, toolchain_command, variant_for, why_unavailable
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
-from porter.verify import harness
-from porter.verify.cases import Case, load_cases
+from porter.verify import extension, harness
+from porter.verify.cases import Case, TorchCase, load_cases, load_torch_cases
 from porter.verify.compare import compare
 
 REFERENCE = "cuda-original"
@@ -135,9 +135,10 @@ def _spread(times: list[float]) -> float | None:
     return quartiles[2] - quartiles[0]
 
 
-def _compare_outputs(case: Case, result: CaseResult, reference: Path, outputs: Path) -> None:
+def _compare_outputs(case: Case | TorchCase, result: CaseResult, reference: Path, outputs: Path) -> None:
     comparisons = []
-    for arg in (a for a in case.args if a.output):
+    produced = case.returns if isinstance(case, TorchCase) else [a for a in case.args if a.output]
+    for arg in produced:
         expected = np.load(reference / f"{arg.name}.npy")
         actual = np.load(outputs / f"{arg.name}.npy")
         comparisons.append((arg.name, compare(expected, actual, arg.dtype, case.tolerance_for(arg.dtype))))
@@ -149,9 +150,13 @@ def _compare_outputs(case: Case, result: CaseResult, reference: Path, outputs: P
     result.max_ulp, result.mismatches, result.first_mismatch = worst.max_ulp, worst.mismatches, worst.first_mismatch
 
 
-def _stage(root: Path, cases: list[Case], work: Path, config: Config) -> dict[str, Path]:
+def _stage(root: Path, cases: list[Case], torch_cases: list[TorchCase], work: Path, config: Config) -> dict[str, Path]:
     original = work / "original"
     shutil.copytree(root, original, ignore=shutil.ignore_patterns(".git", "__pycache__"))
+    for case in torch_cases:
+        for source in case.sources + (case.port or []) + ([case.reference.split(":")[0]] if case.reference else []):
+            if not (original / source).is_file():
+                raise VerifyError(f"torch case {case.name!r}: {source!r} is not in {root}")
     for case in cases:
         if not (original / case.source).is_file():
             raise VerifyError(f"case {case.name!r}: source {case.source!r} is not in {root}")
@@ -160,7 +165,7 @@ def _stage(root: Path, cases: list[Case], work: Path, config: Config) -> dict[st
         harness.write(case, original)
     portable = work / "portable"
     convert(ConvertOptions(original, portable), config, None)
-    return {REFERENCE: original, "cuda-port": portable, "hip-amd": portable}
+    return {REFERENCE: original, "cuda-port": portable, "hip-amd": portable, extension.ORIGINAL: original}
 
 
 def verify(
@@ -174,19 +179,23 @@ def verify(
     if not root.is_dir():
         raise VerifyError(f"{root}: verify takes a directory")
     check_targets(targets)
-    cases = load_cases(config)
-    if not cases:
-        raise VerifyError(f"{root}: no verify cases; declare [[tool.porter.verify.case]] or run `porter verify --init`")
+    cases, torch_cases = load_cases(config), load_torch_cases(config)
+    if not cases and not torch_cases:
+        raise VerifyError(
+            f"{root}: no verify cases; declare [[tool.porter.verify.case]] (or .torch) or run `porter verify --init`"
+        )
     gpus = detect_gpus() if gpus is None else gpus
     results: list[CaseResult] = []
     work = Path(tempfile.mkdtemp(prefix="porter-verify-"))
     try:
-        trees = _stage(root, cases, work, config)
+        trees = _stage(root, cases, torch_cases, work, config)
         for case in cases:
             for target in targets:
                 results += _verify_case(case, target, trees, work, gpus, reference_dir)
+        for case in torch_cases:
+            results += _verify_torch_case(case, trees, work, reference_dir)
         if record is not None:
-            _record(record, cases, results, work, gpus)
+            _record(record, cases + torch_cases, results, work, gpus)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return VerifyResult(results, gpus, targets)
@@ -246,6 +255,46 @@ def _verify_case(case, target, trees, work, gpus, reference_dir) -> list[CaseRes
     return results
 
 
+def _verify_torch_case(case: TorchCase, trees, work: Path, reference_dir: Path | None) -> list[CaseResult]:
+    results = []
+    outputs_of: dict[str, Path] = {}
+    for variant in (extension.ORIGINAL, extension.PORT):
+        tree = trees[extension.ORIGINAL] if variant == extension.ORIGINAL or case.port else trees["cuda-port"]
+        outputs = work / "outputs" / case.name / variant / case.device
+        spec = extension.spec_for(case, variant, tree, outputs)
+        ran = extension.run_variant(spec, work)
+        expected = case.expect if variant == extension.PORT else "pass"
+        result = CaseResult(case.name, variant, case.device, "not-run", ran["reason"], expected=expected)
+        result.gpu = ran["device"] if case.device == "cuda" else None
+        result.built = "torch.utils.cpp_extension" if ran["status"] in ("ran", "failed") else None
+        results.append(result)
+        if ran["status"] != "ran":
+            result.status = {"failed": "fail"}.get(ran["status"], ran["status"])
+            continue
+        outputs_of[variant] = outputs
+        times = _timings(outputs)
+        result.time_ms_median, result.time_ms_spread = (statistics.median(times) if times else None), _spread(times)
+        recorded = reference_dir / case.name / extension.ORIGINAL if reference_dir else None
+        if variant == extension.ORIGINAL and recorded is None:
+            if (outputs / "reference").is_dir():
+                _compare_outputs(case, result, outputs / "reference", outputs)
+                result.reason = f"against the CPU reference {case.reference}" + (
+                    f": {result.reason}" if result.reason else ""
+                )
+            else:
+                result.status, result.reason = "pass", "reference run: the op ran; the port is compared with it"
+            continue
+        against = recorded if recorded is not None else outputs_of.get(extension.ORIGINAL)
+        if against is None or not against.is_dir():
+            result.reason = "not compared: the original did not run (see its row) and no --compare DIR was given"
+            continue
+        _compare_outputs(case, result, against, outputs)
+        base = _timings(against)
+        if base and times:
+            result.time_ratio = statistics.median(times) / statistics.median(base)
+    return results
+
+
 def _recorded_median(reference_dir: Path, name: str) -> float | None:
     times = _timings(reference_dir / name / REFERENCE)
     return statistics.median(times) if times else None
@@ -255,7 +304,7 @@ def _diagnostic(log: str) -> str:
     return first_error(log) or log.strip()[:300]
 
 
-def _record(record: Path, cases: list[Case], results: list[CaseResult], work: Path, gpus) -> None:
+def _record(record: Path, cases: list[Case | TorchCase], results: list[CaseResult], work: Path, gpus) -> None:
     """Outputs and timings with provenance; a half-written record never replaces a whole one."""
     record.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".porter-record-", dir=record.parent))
