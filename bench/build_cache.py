@@ -5,12 +5,14 @@ build cache (a temporary directory), the warm one reuses it. Results are keyed b
 preprocessed input, the flags and the compiler version, so the warm run still preprocesses every unit
 but compiles none.
 
-Usage: `python bench/build_cache.py [TREE] [--target sm_90 --target gfx942]` (default: corpus/).
+Usage: `python bench/build_cache.py [TREE] [--target sm_90 --target gfx942] [--output reports/build-cache.md]`
+(default tree: corpus/).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -33,6 +35,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tree", type=Path, nargs="?", default=REPO / "corpus")
     parser.add_argument("--target", action="append", default=None)
+    parser.add_argument("--output", type=Path, default=REPO / "reports" / "build-cache.md")
     args = parser.parse_args()
     targets = tuple(args.target or ("sm_90", "gfx942"))
     with tempfile.TemporaryDirectory(prefix="porter-build-cache-") as cache:
@@ -44,10 +47,20 @@ def main() -> int:
     same = [(u.file, u.target, u.status, u.cls) for u in units] == [
         (u.file, u.target, u.status, u.cls) for u in warm_units
     ]
-    print(
+    summary = (
         f"{args.tree.name} ({', '.join(targets)}): {len(units)} units; cold {cold:.1f}s, warm {warm:.1f}s "
         f"({warm / cold:.0%} of cold, {cold / warm:.1f}x); {cached}/{len(warm_units)} served from the cache; "
         f"same results: {same}"
+    )
+    print(summary)
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "")
+    args.output.write_text(
+        "# porter build: cold against warm\n\n"
+        f"- date: {time.strftime('%Y-%m-%d %H:%M')} UTC; machine: {os.cpu_count()} cores, {cpu}\n"
+        f"- command: `python bench/build_cache.py {' '.join(f'--target {t}' for t in targets)}`\n"
+        "- cold: an empty build cache; warm: the same unchanged tree again (every unit is still preprocessed,\n"
+        "  to compute its key; none is compiled).\n\n"
+        f"{summary}\n"
     )
     return 0 if same else 1
 

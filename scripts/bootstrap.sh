@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 log() { printf '[bootstrap] %s\n' "$*"; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-apt_packages=(clang-19 lld-19 libclang1-19 chromium)
+apt_packages=(clang-19 lld-19 libclang1-19 chromium ninja-build)  # ninja: torch.utils.cpp_extension (verify's torch cases)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
