@@ -49,17 +49,17 @@ def _nvcc() -> Check:
     return Check("nvcc", "ok", "; ".join(f"CUDA {n.version} at {n.path}" for n in found))
 
 
-def _nvcc12() -> Check:
-    nvcc = toolchains.find_nvcc(major=12)
-    if nvcc is None:
+def _hip_nvidia() -> Check:
+    """HIP-on-NVIDIA (`porter build --hip-nvidia`): HIP 5.7's nvidia_detail headers need CUDA 12, which
+    porter compiles through clang's CUDA mode with the CUDA 12.9 device tools (no nvcc 12 needed)."""
+    name = "HIP-on-NVIDIA (optional)"
+    clang_path, toolkit = toolchains.find_system_clang(), toolchains.cuda12_device_toolkit()
+    if clang_path is None or toolkit is None or toolchains.find_hip_toolchain() is None:
         return Check(
-            "nvcc 12 (HIP-on-NVIDIA)",
-            "missing",
-            "HIP 5.7's nvidia_detail headers do not compile under CUDA 13; the hip-nvidia variant needs CUDA 12",
-            "pip install nvidia-cuda-nvcc-cu12 (only for `--variant hip-nvidia`)",
-            required=False,
-        )
-    return Check("nvcc 12 (HIP-on-NVIDIA)", "ok", f"CUDA {nvcc.version} at {nvcc.path}", required=False)
+            name, "missing", "needs clang-19, the ROCm sysroot and the CUDA 12.9 device tools (ptxas, libdevice)",
+            "porter setup all", required=False,
+        )  # fmt: skip
+    return Check(name, "ok", f"{clang_path} in CUDA mode with CUDA 12.9 ptxas/libdevice at {toolkit}", required=False)
 
 
 def _hip() -> Check:
@@ -163,5 +163,5 @@ def _cuda_libraries() -> Check:
 
 def run_checks() -> list[Check]:
     return [
-        _tree_sitter(), _nvcc(), _nvcc12(), _hip(), _lld(), *_targets(), _libclang(), _cuda_libraries(), _torch(),
+        _tree_sitter(), _nvcc(), _hip_nvidia(), _hip(), _lld(), *_targets(), _libclang(), _cuda_libraries(), _torch(),
     ]  # fmt: skip
