@@ -58,8 +58,9 @@ def main() -> int:
         "# porter build: cold against warm\n\n"
         f"- date: {time.strftime('%Y-%m-%d %H:%M')} UTC; machine: {os.cpu_count()} cores, {cpu}\n"
         f"- command: `python bench/build_cache.py {' '.join(f'--target {t}' for t in targets)}`\n"
-        "- cold: an empty build cache; warm: the same unchanged tree again (every unit is still preprocessed,\n"
-        "  to compute its key; none is compiled).\n\n"
+        "- cold: an empty build cache; warm: the same unchanged tree again. Every unit is still preprocessed to\n"
+        "  compute its key; a unit that does not preprocess (a header missing) has no key and is tried again,\n"
+        "  failing at once.\n\n"
         f"{summary}\n"
     )
     return 0 if same else 1

@@ -5,7 +5,7 @@ build generates (c10/cuda/impl/cuda_cmake_macros.h). For the CUDA side porter su
 For the HIP side it converts ATen/cuda and c10/cuda with its own hip mode, as PyTorch's ROCm build
 hipifies them, and puts the result ahead of torch's include directory under the same names, so an
 extension's `#include <ATen/cuda/CUDAContext.h>` finds the HIP version. Both trees live in porter's
-cache, keyed by torch's and porter's versions, and are built atomically.
+cache, keyed by torch's version and porter's (with a hash of its code and data), built atomically.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from porter import __version__
 from porter.build import toolchains
+from porter.cache import code_fingerprint
 
 CONVERTED_DIRS = ("ATen/cuda", "c10/cuda")
 CMAKE_MACROS = "c10/cuda/impl/cuda_cmake_macros.h"
@@ -51,12 +52,15 @@ def _write_cmake_macros(tree: Path) -> None:
 
 def converted_torch_include(torch: tuple[str, Path]) -> Path:
     version, location = torch
-    final = toolchains.cache_dir() / f"torch-{version}-hip-porter-{__version__}"
+    final = toolchains.cache_dir() / f"torch-{version}-hip-porter-{__version__}-{code_fingerprint()[:12]}"
     with _lock:
         if not (final / ".complete").is_file():
             from porter.build.provision import install_atomically
 
             install_atomically(final, lambda work: _convert_torch_headers(location / "include", work))
+            for stale in final.parent.glob("torch-*-hip-porter-*"):
+                if stale != final and (stale / ".complete").is_file():  # an older torch or porter's
+                    shutil.rmtree(stale, ignore_errors=True)
     return final
 
 
