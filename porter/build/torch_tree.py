@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from porter import __version__
@@ -58,10 +59,16 @@ def converted_torch_include(torch: tuple[str, Path]) -> Path:
             from porter.build.provision import install_atomically
 
             install_atomically(final, lambda work: _convert_torch_headers(location / "include", work))
-            for stale in final.parent.glob("torch-*-hip-porter-*"):
-                if stale != final and (stale / ".complete").is_file():  # an older torch or porter's
-                    shutil.rmtree(stale, ignore_errors=True)
+            _prune_stale(final)
     return final
+
+
+def _prune_stale(current: Path, older_than_s: float = 86400) -> None:
+    """Trees of an older torch or porter, left a day: another checkout may still be building with one."""
+    for stale in current.parent.glob("torch-*-hip-porter-*"):
+        marker = stale / ".complete"
+        if stale != current and marker.is_file() and time.time() - marker.stat().st_mtime > older_than_s:
+            shutil.rmtree(stale, ignore_errors=True)
 
 
 def _convert_torch_headers(include: Path, work: Path) -> None:
