@@ -544,12 +544,17 @@ def setup(
             provision.provision_cuda_libraries,
         ),
     }
+    # only PyTorch extensions' CUDA builds need the library headers: `all` goes on without them
+    optional = {SetupPart.CUDA_LIBRARIES} if part is SetupPart.ALL else set()
     chosen = list(steps) if part is SetupPart.ALL else [part]
     for key in chosen:
         label, action = steps[key]
         try:
             path = action(force=force)
         except provision.ProvisionError as exc:
+            if key in optional:
+                typer.echo(f"porter: warning: {label}: {exc} (optional; `porter setup {key.value}` retries)", err=True)
+                continue
             raise fail(f"{label}: {exc}", code=1) from exc
         typer.echo(f"ok  {label}: {path}")
 
