@@ -174,8 +174,10 @@ def find_compile_commands(root: Path) -> CompileCommands | None:
     """Every compilation database in the tree, merged: build/compile_commands.json, or one per sub-project."""
     if not root.is_dir():
         return None
-    databases = [p for p in sorted(root.rglob("compile_commands.json")) if visible(p, root) and p.is_file()]
-    databases.sort(key=lambda p: (len(p.relative_to(root).parts), str(p)))
+    databases = sorted(
+        (p for p in root.rglob("compile_commands.json") if visible(p, root) and p.is_file()),
+        key=lambda p: (len(p.relative_to(root).parts), str(p)),
+    )
     merged = None
     for database in databases:
         loaded = load_compile_commands(database)

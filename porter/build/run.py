@@ -312,9 +312,10 @@ def _classify(
         unit.cls = "port-error"
         unit.diagnostic = f"{missing.group(1)}: a CUDA header the port still includes ({unit.diagnostic})"
         return
-    if missing and unit.variant == "cuda" and _gone_from_torch(missing.group(1)):
+    gone = _gone_from_torch(missing.group(1)) if missing and unit.variant == "cuda" else None
+    if gone:
         unit.cls = "original-does-not-build"
-        unit.diagnostic = f"{missing.group(1)}: {_gone_from_torch(missing.group(1))} ({unit.diagnostic})"
+        unit.diagnostic = f"{missing.group(1)}: {gone} ({unit.diagnostic})"
         return
     if missing:
         unit.cls = "toolchain-missing-header"
@@ -391,7 +392,8 @@ def _base_name(demangled: str) -> str:
     name = demangled.replace("(anonymous namespace)", "anonymous")
     while re.search(r"<[^<>]*>", name):
         name = re.sub(r"<[^<>]*>", "", name)
-    return name.split("(")[0].split("::")[-1].split()[-1] if name.split("(")[0].strip() else name
+    words = name.split("(")[0].split("::")[-1].split()
+    return words[-1] if words else name
 
 
 @dataclass

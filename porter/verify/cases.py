@@ -79,8 +79,17 @@ class Arg:
     output: bool = False
 
 
+class Compared:
+    """What verify compares of a case: the tensors it produces, each within its dtype's tolerance."""
+
+    tolerance: dict[str, Tolerance]
+
+    def tolerance_for(self, dtype: str) -> Tolerance:
+        return self.tolerance.get(dtype) or Tolerance(**DEFAULT_TOLERANCE.get(dtype, {}))
+
+
 @dataclass
-class Case:
+class Case(Compared):
     name: str
     source: str
     kernel: str
@@ -95,8 +104,9 @@ class Case:
     port: str | None = None  # a hand-written port to verify instead of porter's conversion
     expect: str = "pass"  # "fail" for planted bugs: verify must catch them
 
-    def tolerance_for(self, dtype: str) -> Tolerance:
-        return self.tolerance.get(dtype) or Tolerance(**DEFAULT_TOLERANCE.get(dtype, {}))
+    @property
+    def produced(self) -> list[Arg]:
+        return [a for a in self.args if a.output]
 
 
 def evaluate(expression, params: dict[str, int], where: str) -> int:
@@ -261,7 +271,7 @@ def _case(table: dict, where: str) -> Case:
 
 
 @dataclass
-class TorchCase:
+class TorchCase(Compared):
     """A PyTorch extension's op, built from `sources` with torch.utils.cpp_extension, called on seeded inputs."""
 
     name: str
@@ -277,8 +287,9 @@ class TorchCase:
     port: list[str] | None = None  # hand-written port sources, instead of porter's conversion
     expect: str = "pass"
 
-    def tolerance_for(self, dtype: str) -> Tolerance:
-        return self.tolerance.get(dtype) or Tolerance(**DEFAULT_TOLERANCE.get(dtype, {}))
+    @property
+    def produced(self) -> list[Arg]:
+        return self.returns
 
 
 REFERENCE_FUNCTION = re.compile(r"[\w./-]+\.py:[A-Za-z_]\w*")

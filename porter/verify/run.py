@@ -23,7 +23,7 @@ from porter.build.run import check_targets, first_error, links, toolchain_comman
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.verify import extension, harness
-from porter.verify.cases import Case, TorchCase, load_cases, load_torch_cases
+from porter.verify.cases import Case, Compared, TorchCase, load_cases, load_torch_cases
 from porter.verify.compare import compare
 
 REFERENCE = "cuda-original"
@@ -135,10 +135,9 @@ def _spread(times: list[float]) -> float | None:
     return quartiles[2] - quartiles[0]
 
 
-def _compare_outputs(case: Case | TorchCase, result: CaseResult, reference: Path, outputs: Path) -> None:
+def _compare_outputs(case: Compared, result: CaseResult, reference: Path, outputs: Path) -> None:
     comparisons = []
-    produced = case.returns if isinstance(case, TorchCase) else [a for a in case.args if a.output]
-    for arg in produced:
+    for arg in case.produced:
         expected = np.load(reference / f"{arg.name}.npy")
         actual = np.load(outputs / f"{arg.name}.npy")
         comparisons.append((arg.name, compare(expected, actual, arg.dtype, case.tolerance_for(arg.dtype))))
@@ -165,7 +164,7 @@ def _stage(root: Path, cases: list[Case], torch_cases: list[TorchCase], work: Pa
         harness.write(case, original)
     portable = work / "portable"
     convert(ConvertOptions(original, portable), config, None)
-    return {REFERENCE: original, "cuda-port": portable, "hip-amd": portable, extension.ORIGINAL: original}
+    return {REFERENCE: original, "cuda-port": portable, "hip-amd": portable}
 
 
 def verify(
@@ -259,7 +258,7 @@ def _verify_torch_case(case: TorchCase, trees, work: Path, reference_dir: Path |
     results = []
     outputs_of: dict[str, Path] = {}
     for variant in (extension.ORIGINAL, extension.PORT):
-        tree = trees[extension.ORIGINAL] if variant == extension.ORIGINAL or case.port else trees["cuda-port"]
+        tree = trees[REFERENCE] if variant == extension.ORIGINAL or case.port else trees["cuda-port"]
         outputs = work / "outputs" / case.name / variant / case.device
         spec = extension.spec_for(case, variant, tree, outputs)
         ran = extension.run_variant(spec, work)
@@ -304,7 +303,7 @@ def _diagnostic(log: str) -> str:
     return first_error(log) or log.strip()[:300]
 
 
-def _record(record: Path, cases: list[Case | TorchCase], results: list[CaseResult], work: Path, gpus) -> None:
+def _record(record: Path, cases: list[Compared], results: list[CaseResult], work: Path, gpus) -> None:
     """Outputs and timings with provenance; a half-written record never replaces a whole one."""
     record.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".porter-record-", dir=record.parent))
