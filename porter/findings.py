@@ -43,6 +43,7 @@ CATEGORIES = (
     "cooperative-groups",
     "arch-guard",
     "torch-extension",
+    "scan-limits",
 )
 
 SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}

@@ -7,6 +7,7 @@ context where the tree is broken. The libclang layer (porter.clang) deepens file
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -53,16 +54,18 @@ def _root_of(node: tree_sitter.Node) -> tree_sitter.Node:
     return node
 
 
-def _indexed(node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]] | None:
+def _indexed(node: tree_sitter.Node) -> dict[str, tuple[list[int], list[tree_sitter.Node]]]:
     root = _root_of(node)
     if _index["root"] is None or _index["root"].id != root.id or _index["root"].end_byte != root.end_byte:
         pattern = "[" + " ".join(f"({t})" for t in INDEXED_TYPES) + "] @n"
         found: dict[str, list[tree_sitter.Node]] = {}
         for item in tree_sitter.QueryCursor(query(pattern)).captures(root).get("n", []):
             found.setdefault(item.type, []).append(item)
-        for nodes in found.values():
+        index = {}
+        for kind, nodes in found.items():
             nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
-        _index.update(root=root, nodes=found)
+            index[kind] = ([n.start_byte for n in nodes], nodes)
+        _index.update(root=root, nodes=index)
     return _index["nodes"]
 
 
@@ -72,13 +75,19 @@ def define_names(root: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [name for d in defines if (name := d.child_by_field_name("name")) is not None]
 
 
-def captures(pattern: str, node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
+def captures(pattern: str, node: tree_sitter.Node | None) -> dict[str, list[tree_sitter.Node]]:
+    if node is None:  # a file analysed without a tree (not C-family, or past the full-analysis limit)
+        return {}
     simple = _SIMPLE.fullmatch(pattern)
     if simple and simple.group(1) in INDEXED_TYPES:
-        nodes = _indexed(node).get(simple.group(1), [])
+        starts, nodes = _indexed(node).get(simple.group(1), ([], []))
         if node.parent is not None:
-            nodes = [n for n in nodes if node.start_byte <= n.start_byte and n.end_byte <= node.end_byte]
-        return {simple.group(2): nodes}
+            # the nodes inside `node` start within its bytes: a binary search finds them, so a
+            # question about one function costs what that function holds, not the whole file
+            low = bisect.bisect_left(starts, node.start_byte)
+            high = bisect.bisect_left(starts, node.end_byte, lo=low)
+            nodes = [n for n in nodes[low:high] if n.end_byte <= node.end_byte]
+        return {simple.group(2): list(nodes)}
     return tree_sitter.QueryCursor(query(pattern)).captures(node)
 
 

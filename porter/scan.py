@@ -20,12 +20,13 @@ from porter import cache as scan_cache
 from porter.config import Config
 from porter.discover import DiscoveredFile, Discovery, TorchExtension, discover, find_torch_extensions
 from porter.findings import Finding
-from porter.parse import error_count, parse
-from porter.rules import FAMILIES, FileContext
+from porter.parse import ParsedFile, error_count, parse
+from porter.rules import FAMILIES, FileContext, scan_limits
 from porter.rules.tables import load_tables
-from porter.source import FileKind, SourceFile
+from porter.source import FileKind, SourceFile, UndecodableSource
 from porter.suppress import apply_suppressions
 
+BINARY_PROBE = 8192  # bytes looked at for NULs (git and grep look at as many)
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 24
 
@@ -139,45 +140,69 @@ def _from_cache(file: DiscoveredFile, cached: dict) -> FileResult:
 
 
 def analyze_file(
-    file: DiscoveredFile, config: Config, deep: Deep, extra_args: list[str] | None, use_cache: bool = False
+    file: DiscoveredFile,
+    config: Config,
+    deep: Deep,
+    extra_args: list[str] | None,
+    use_cache: bool = False,
+    cap: int | None = scan_limits.FINDINGS_PER_RULE,
 ) -> FileResult:
+    """One file's findings; `cap` limits those listed per rule (None: all, as convert needs every edit)."""
     result = FileResult(rel=file.rel, kind=str(file.kind))
     try:
         source = SourceFile.read(file.path, file.rel, file.kind)
     except OSError as exc:
         result.error = f"cannot read: {exc.strerror or exc}"
         return result
+    except UndecodableSource as exc:
+        result.error = f"cannot decode: {exc}"
+        return result
+    if _looks_wide(source.data):
+        result.error = "cannot decode: mostly NUL bytes (UTF-16/32 without a byte-order mark, or binary): not analysed"
+        return result
     entry = None
     if use_cache:
-        parts = [file.rel, ",".join(config.targets), config.rocm_version, str(deep), " ".join(extra_args or [])]
+        parts = [file.rel, ",".join(config.targets), config.rocm_version, str(deep), " ".join(extra_args or []), str(cap)]
         parts.append("clang" if clang.find_setup() else "no-clang")
         entry = scan_cache.key(parts, source.data)
         cached = scan_cache.load(entry)
         if cached is not None:
             return _from_cache(file, cached)
-    _analyze(source, file, config, deep, extra_args, result)
+    _analyze(source, file, config, deep, extra_args, result, cap)
     if entry is not None and result.error is None:
         scan_cache.store(entry, _to_cache(result))
     return result
 
 
-def _analyze(source, file, config, deep, extra_args, result: FileResult) -> None:
+def _analyze(source, file, config, deep, extra_args, result: FileResult, cap: int | None) -> None:
     result.lines, result.size = source.line_count, len(source.data)
+    ctx = None
     try:
-        parsed = parse(source)
-        result.parse_errors = error_count(parsed)
-        ctx = FileContext(parsed=parsed, config=config, tables=load_tables())
+        ctx = FileContext(parsed=ParsedFile(source, None), config=config, tables=load_tables())
+        if scan_limits.needs_token_pass(ctx):
+            result.findings.append(scan_limits.too_large(ctx))
+        else:
+            ctx.parsed = parse(source)
+            result.parse_errors = error_count(ctx.parsed)
         for family in FAMILIES:
             result.findings.extend(family.check(ctx))
-        _deepen(ctx, result, deep, extra_args)
+        if ctx.parsed.tree is not None:
+            _deepen(ctx, result, deep, extra_args)
         if file.kind is FileKind.SETUP_PY or (file.path.suffix == ".py"):
             result.torch_extensions = find_torch_extensions(file.rel, source.data)
         result.kernels = _kernels(ctx)
-        result.findings, result.suppressed = apply_suppressions(source, _dedupe(result.findings))
+        kept, result.suppressed = apply_suppressions(source, _dedupe(result.findings))
+        result.findings = scan_limits.capped(ctx, kept, cap)
     except Exception as exc:  # one broken file or rule must not end the run
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
         result.clang_detail = traceback.format_exc(limit=4)
-        result.findings = _dedupe(result.findings)
+        result.findings = scan_limits.capped(ctx, _dedupe(result.findings), cap) if ctx else _dedupe(result.findings)
+
+
+def _looks_wide(data: bytes) -> bool:
+    """Text in UTF-16 or UTF-32 without a byte-order mark: every second or fourth byte is NUL."""
+    probe = data[:BINARY_PROBE]
+    return len(probe) >= 16 and probe.count(0) * 4 >= len(probe)
 
 
 def _kernels(ctx: FileContext) -> list[dict]:
@@ -233,11 +258,14 @@ def scan(
     deep: Deep = Deep.AUTO,
     progress=None,
     use_cache: bool = False,
+    cap: int | None = scan_limits.FINDINGS_PER_RULE,
 ) -> ScanResult:
     started = time.perf_counter()
     discovery = discover(paths, config)
     database = discovery.compile_commands
-    tasks = [(f, config, deep, database.flags_for(f.path) if database else None, use_cache) for f in discovery.files]
+    tasks = [
+        (f, config, deep, database.flags_for(f.path) if database else None, use_cache, cap) for f in discovery.files
+    ]
     jobs = jobs or os.cpu_count() or 1
     results: list[FileResult] = []
     if jobs == 1 or len(tasks) < PARALLEL_THRESHOLD:

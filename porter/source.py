@@ -2,11 +2,16 @@
 
 Everything downstream works on bytes so that non-UTF-8 text, CRLF line endings and BOMs
 survive untouched; text is decoded only for messages, with surrogateescape.
+
+UTF-16 and UTF-32 sources (recognised by their byte-order mark) are the exception: no parser
+reads them, so they are analysed as UTF-8 and `encode_back` restores their encoding on output.
 """
 
 from __future__ import annotations
 
 import bisect
+import codecs
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -54,17 +59,53 @@ def kind_of(path: Path) -> FileKind | None:
     return SUFFIX_KINDS.get(path.suffix.lower())
 
 
+# Longest-first: UTF-32-LE's mark begins with UTF-16-LE's.
+WIDE_ENCODINGS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+SNIPPET_BYTES = 4096  # a finding's snippet is one line, cut: a 10 MB line must not be decoded per finding
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
+
+
+class UndecodableSource(ValueError):
+    """A file that announces a wide encoding (by its byte-order mark) but is not valid in it."""
+
+
+def decode_wide(data: bytes) -> tuple[bytes, str | None]:
+    """(UTF-8 bytes, the wide encoding they came from) for UTF-16/32 with a BOM; else (data, None)."""
+    for bom, encoding in WIDE_ENCODINGS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom) :].decode(encoding).encode("utf-8", "surrogatepass"), encoding
+            except UnicodeError as exc:
+                raise UndecodableSource(f"starts with a {encoding} byte-order mark but is not {encoding}: {exc.reason}") from None
+    return data, None
+
+
 @dataclass
 class SourceFile:
     path: Path
     rel: str  # POSIX path relative to the scanned root
     data: bytes
     kind: FileKind
+    wide_encoding: str | None = None  # "utf-16-le" etc.: `data` is the file transcoded to UTF-8
     _line_starts: list[int] = field(default_factory=list, repr=False)
+    _non_ascii_lines: set[int] | None = field(default=None, repr=False)
 
     @classmethod
     def read(cls, path: Path, rel: str, kind: FileKind) -> SourceFile:
-        return cls(path=path, rel=rel, data=path.read_bytes(), kind=kind)
+        data, encoding = decode_wide(path.read_bytes())
+        return cls(path=path, rel=rel, data=data, kind=kind, wide_encoding=encoding)
+
+    def encode_back(self, data: bytes) -> bytes:
+        """Converted bytes in the file's own encoding (UTF-16/32 with its BOM); UTF-8 and others unchanged."""
+        if self.wide_encoding is None:
+            return data
+        bom = next(b for b, e in WIDE_ENCODINGS if e == self.wide_encoding)
+        return bom + data.decode("utf-8", "surrogatepass").encode(self.wide_encoding, "surrogatepass")
 
     @property
     def line_starts(self) -> list[int]:
@@ -91,8 +132,20 @@ class SourceFile:
         """1-based (line, column) of a byte offset; columns count characters."""
         index = bisect.bisect_right(self.line_starts, offset) - 1
         line_start = self.line_starts[index]
+        if index not in self.non_ascii_lines:  # one byte per character: no decoding (linear time on long lines)
+            return index + 1, offset - line_start + 1
         prefix = self.data[line_start:offset].decode("utf-8", "replace")
         return index + 1, len(prefix) + 1
+
+    @property
+    def non_ascii_lines(self) -> set[int]:
+        """0-based indices of the lines holding a byte above 0x7f, found once."""
+        if self._non_ascii_lines is None:
+            starts = self.line_starts
+            self._non_ascii_lines = {
+                bisect.bisect_right(starts, m.start()) - 1 for m in _NON_ASCII.finditer(self.data)
+            }
+        return self._non_ascii_lines
 
     def span(self, start: int, end: int) -> Span:
         line, column = self.position(start)
@@ -102,11 +155,15 @@ class SourceFile:
     def offset_of_line(self, line: int) -> int:
         return self.line_starts[line - 1]
 
-    def line_text(self, line: int) -> str:
+    def line_text(self, line: int, limit: int | None = None) -> str:
+        """The line's text; with `limit`, at most that many bytes of it after its indentation."""
         start = self.line_starts[line - 1]
-        end = self.data.find(b"\n", start)
-        raw = self.data[start : end if end != -1 else len(self.data)]
-        return raw.rstrip(b"\r").decode("utf-8", "replace")
+        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.data)
+        if limit is not None:
+            while start < end and self.data[start] in b" \t":
+                start += 1
+            end = min(end, start + limit)
+        return self.data[start:end].rstrip(b"\r").decode("utf-8", "replace")
 
     def text(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "surrogateescape")

@@ -126,7 +126,8 @@ def convert(options: ConvertOptions, config: Config, progress=None) -> ConvertRe
     else:
         destination = options.out
         check_destination(src, destination)
-    result = scan([src], config, jobs=options.jobs, progress=progress, use_cache=options.use_cache)
+    # uncapped: every automatic fix must be applied, however many a file has
+    result = scan([src], config, jobs=options.jobs, progress=progress, use_cache=options.use_cache, cap=None)
     by_file: dict[str, list[Finding]] = {}
     for finding in result.findings:
         by_file.setdefault(finding.file, []).append(finding)
@@ -190,7 +191,7 @@ def _convert_file(source: SourceFile, findings: list[Finding], options: ConvertO
         left=left,
     )
     if outcome.changed:
-        outcome.data = data
+        outcome.data = source.encode_back(data)
         if options.diff:
             outcome.diff = _diff(source, data, out_rel)
     return outcome

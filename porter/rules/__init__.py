@@ -15,6 +15,7 @@ from porter.rules import (
     launch_bounds,
     library,
     matrix,
+    scan_limits,
     numeric_format,
     shared_memory,
     torch_extension,
@@ -39,6 +40,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     cooperative_groups,
     arch_guard,
     torch_extension,
+    scan_limits,
 )
 
 

@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from porter.findings import CATEGORIES, Edit, Engine, Finding, FixKind, Severity
+from porter.source import SNIPPET_BYTES
 
 if TYPE_CHECKING:
     from porter.config import Config
@@ -79,7 +80,7 @@ class Rule:
             span=span,
             engine=engine,
             edits=edits,
-            snippet=source.line_text(span.line).strip()[:200],
+            snippet=source.line_text(span.line, SNIPPET_BYTES).strip()[:200],
         )
 
 

@@ -15,6 +15,7 @@ Where tree-sitter gave up (ERROR nodes), the same classification runs over the f
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -161,10 +162,12 @@ class DeviceFacts:
         owner = enclosing(node, ("function_definition",))
         if owner is None:
             return self.file_scope
-        for info in self.functions:
-            if info.node is not None and info.node.id == owner.id:
-                return info
-        return self.file_scope
+        return self._functions_by_id.get(owner.id, self.file_scope)
+
+    @cached_property
+    def _functions_by_id(self) -> dict[int, FunctionInfo]:
+        # a dict, not a search of `functions`: every rule asks this of every node it looks at
+        return {info.node.id: info for info in self.functions if info.node is not None}
 
     def is_device_code(self, node: tree_sitter.Node) -> bool:
         lambda_node = enclosing(node, ("lambda_expression",))
@@ -277,8 +280,29 @@ class DeviceFacts:
             (call_name(node, self.source), node) for node in captures("(call_expression) @c", self.root).get("c", [])
         ]
 
+    @cached_property
+    def _calls_by_name(self) -> dict[str, list[tree_sitter.Node]]:
+        grouped: dict[str, list[tree_sitter.Node]] = defaultdict(list)
+        for name, node in self.calls:
+            grouped[name].append(node)
+        return grouped
+
     def calls_named(self, names) -> list[tuple[str, tree_sitter.Node]]:
-        return [(name, node) for name, node in self.calls if name in names]
+        """The calls to any of `names`, in source order."""
+        if isinstance(names, str):
+            names = (names,)
+        found = [(name, node) for name in set(names) for node in self._calls_by_name.get(name, ())]
+        return sorted(found, key=lambda item: (item[1].start_byte, -item[1].end_byte))
+
+    @cached_property
+    def _call_starts(self) -> list[int]:
+        return [node.start_byte for _, node in self.calls]
+
+    def calls_inside(self, node: tree_sitter.Node, names) -> list[tuple[str, tree_sitter.Node]]:
+        """The calls to any of `names` that start inside `node` (a binary search, not a pass over the file)."""
+        low = bisect.bisect_left(self._call_starts, node.start_byte)
+        high = bisect.bisect_left(self._call_starts, node.end_byte, lo=low)
+        return [(name, call) for name, call in self.calls[low:high] if name in names]
 
     @cached_property
     def shuffles_by_function(self) -> dict[int | None, list[tree_sitter.Node]]:

@@ -431,9 +431,7 @@ def _upper_bound(ctx: FileContext, condition: tree_sitter.Node, counter: str) ->
 
 
 def _shuffle_uses(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
-    for name, call in ctx.device.calls_named(SHUFFLE_CALLS):
-        if not (loop.start_byte <= call.start_byte < loop.end_byte):
-            continue
+    for name, call in ctx.device.calls_inside(loop, SHUFFLE_CALLS):
         lane, _ = shuffle_operands(name, call)
         if lane is not None and re.search(
             rf"\b{re.escape(counter)}\b", ctx.source.text(lane.start_byte, lane.end_byte)
