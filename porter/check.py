@@ -16,13 +16,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from porter import __version__
+from porter.errors import PorterError
 from porter.findings import SEVERITY_RANK, Finding, Severity
 from porter.scan import ScanResult
 
 BASELINE_FORMAT = 1
 
 
-class BaselineError(Exception):
+class BaselineError(PorterError):
     """A baseline file is missing or malformed; the message names it."""
 
 

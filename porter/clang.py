@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 
 from porter.build import toolchains
+from porter.errors import PorterError
 from porter.source import SourceFile
 
 LIBCLANG_CANDIDATES = (
@@ -133,7 +134,7 @@ class ClangUnit:
     blanked_includes: list[str] = field(default_factory=list)
 
 
-class ClangFailure(Exception):
+class ClangFailure(PorterError):
     """libclang could not produce a usable translation unit for a file."""
 
 

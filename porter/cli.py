@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 import tempfile
+import traceback
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -13,6 +15,7 @@ from typing import Annotated
 import typer
 
 from porter import __version__
+from porter.errors import PorterError
 
 app = typer.Typer(
     name="porter",
@@ -102,8 +105,7 @@ def scan(
     ] = False,
 ) -> None:
     """Scan CUDA sources and build files for what breaks or changes on AMD GPUs."""
-    from porter.config import ConfigError, load_config
-    from porter.discover import DiscoveryError
+    from porter.config import load_config
     from porter.report.sarif import to_sarif
     from porter.report.text import format_findings
     from porter.scan import Deep
@@ -113,11 +115,8 @@ def scan(
         deep_mode = Deep(deep)
     except ValueError:
         raise fail(f"--deep must be one of auto, always, never (got {deep!r})") from None
-    try:
-        config = load_config(paths[0]).with_overrides(target, rocm_version)
-        result = run_scan(paths, config, jobs=jobs, deep=deep_mode, use_cache=not no_cache)
-    except (ConfigError, DiscoveryError) as exc:
-        raise fail(str(exc)) from exc
+    config = load_config(paths[0]).with_overrides(target, rocm_version)
+    result = run_scan(paths, config, jobs=jobs, deep=deep_mode, use_cache=not no_cache)
     if format is ScanFormat.JSON:
         text = json.dumps(result.to_json(), indent=2) + "\n"
     elif format is ScanFormat.SARIF:
@@ -157,10 +156,9 @@ def convert(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1)] = None,
 ) -> None:
     """Convert a CUDA tree: a portable single source (default) or a HIP tree."""
-    from porter.config import ConfigError, load_config
-    from porter.convert import ConvertOptions, OutputError
+    from porter.config import load_config
+    from porter.convert import ConvertOptions
     from porter.convert import convert as run_convert
-    from porter.discover import DiscoveryError
 
     if in_place and output is not None:
         raise fail("--in-place and --output exclude each other")
@@ -169,11 +167,8 @@ def convert(
     if not src.exists():
         raise fail(f"{src}: no such file or directory")
     options = ConvertOptions(src, output, str(mode), in_place, backup_suffix, annotate, diff, jobs, use_cache=True)
-    try:
-        config = load_config(src).with_overrides(target, rocm_version)
-        result = _with_progress(lambda progress: run_convert(options, config, progress))
-    except (ConfigError, DiscoveryError, OutputError) as exc:
-        raise fail(str(exc)) from exc
+    config = load_config(src).with_overrides(target, rocm_version)
+    result = _with_progress(lambda progress: run_convert(options, config, progress))
     if diff:
         for outcome in result.files:
             if outcome.diff:
@@ -231,24 +226,14 @@ def build(
     ] = False,
 ) -> None:
     """Build the original (sm_*) and the port (gfx*), with per-kernel registers, shared memory, spills, occupancy."""
-    from porter.build.run import BuildError
     from porter.build.run import build as run_build
-    from porter.config import ConfigError, load_config
+    from porter.config import load_config
 
     targets = _build_targets(target)
-    try:
-        config = load_config(path)
-        result = run_build(
-            path,
-            targets,
-            config,
-            jobs=jobs,
-            use_cache=not no_cache,
-            hip_nvidia=hip_nvidia,
-            convert_first=not no_convert,
-        )
-    except (BuildError, ConfigError) as exc:
-        raise fail(str(exc)) from exc
+    config = load_config(path)
+    result = run_build(
+        path, targets, config, jobs=jobs, use_cache=not no_cache, hip_nvidia=hip_nvidia, convert_first=not no_convert
+    )
     if format is PlainFormat.JSON:
         write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
         return
@@ -291,26 +276,18 @@ def verify(
     ] = False,
 ) -> None:
     """Build a harness per case for the original and the port, run it on the GPUs present, compare."""
-    from porter.build.run import BuildError
-    from porter.config import ConfigError, load_config
-    from porter.verify.run import VerifyError
+    from porter.config import load_config
     from porter.verify.run import verify as run_verify
 
     if init:
         from porter.verify.init import propose
 
-        try:
-            write_output(propose(path, load_config(path)), output)
-        except ConfigError as exc:
-            raise fail(str(exc)) from exc
+        write_output(propose(path, load_config(path)), output)
         return
     if compare is not None and not (compare / "manifest.json").is_file():
         raise fail(f"{compare}: not a recorded verify run (no manifest.json); make one with --record")
-    try:
-        config = load_config(path)
-        result = run_verify(path, _build_targets(target), config, record=record, reference_dir=compare)
-    except (VerifyError, BuildError, ConfigError) as exc:
-        raise fail(str(exc)) from exc
+    config = load_config(path)
+    result = run_verify(path, _build_targets(target), config, record=record, reference_dir=compare)
     if format is PlainFormat.JSON:
         write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
     else:
@@ -338,14 +315,11 @@ def report(
     output: Annotated[list[Path], typer.Option("--output", "-o", help="Report file(s): .html, .md, .json or .sarif.")],
 ) -> None:
     """Render a port report from porter's JSON results; the format follows each output's suffix."""
-    from porter.report.merge import ResultsError, load_results
-    from porter.report.render import ReportError, render
+    from porter.report.merge import load_results
+    from porter.report.render import render
 
-    try:
-        merged = load_results(results)
-        rendered = [(path, render(merged, path)) for path in output]
-    except (ResultsError, ReportError) as exc:
-        raise fail(str(exc)) from exc
+    merged = load_results(results)
+    rendered = [(path, render(merged, path)) for path in output]
     for path, text in rendered:
         write_output(text, path)
         typer.echo(f"wrote {path}")
@@ -358,15 +332,11 @@ class FailOn(StrEnum):
 
 
 def _scan_for_gate(paths: list[Path], target, rocm_version):
-    from porter.config import ConfigError, load_config
-    from porter.discover import DiscoveryError
+    from porter.config import load_config
     from porter.scan import scan as run_scan
 
-    try:
-        config = load_config(paths[0]).with_overrides(target, rocm_version)
-        return run_scan(paths, config, use_cache=True)
-    except (ConfigError, DiscoveryError) as exc:
-        raise fail(str(exc)) from exc
+    config = load_config(paths[0]).with_overrides(target, rocm_version)
+    return run_scan(paths, config, use_cache=True)
 
 
 @app.command()
@@ -402,15 +372,12 @@ def check(
     rocm_version: Annotated[str | None, typer.Option("--rocm-version")] = None,
 ) -> None:
     """The CI gate: exit 1 on new findings at or above --fail-on, 0 otherwise, 2 on a usage error."""
-    from porter.check import BaselineError, read_baseline
     from porter.check import check as run_check
+    from porter.check import read_baseline
     from porter.findings import Severity
     from porter.report.sarif import to_sarif
 
-    try:
-        known = read_baseline(baseline_file) if baseline_file else set()
-    except BaselineError as exc:
-        raise fail(str(exc)) from exc
+    known = read_baseline(baseline_file) if baseline_file else set()
     result = _scan_for_gate(paths, target, rocm_version)
     outcome = run_check(result, known, Severity(str(fail_on)))
     if sarif is not None:
@@ -559,5 +526,41 @@ def setup(
         typer.echo(f"ok  {label}: {path}")
 
 
+def _os_error_text(exc: OSError) -> str:
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"
+
+
+def _one_error_path(callback):
+    """Every command's user errors end the same way: one `porter: error: …` line and exit 2."""
+
+    @functools.wraps(callback)
+    def guarded(*args, **kwargs):
+        try:
+            return callback(*args, **kwargs)
+        except PorterError as exc:
+            raise fail(str(exc)) from None
+        except OSError as exc:  # the user's files and folders: unreadable, unwritable, missing
+            raise fail(_os_error_text(exc)) from None
+
+    return guarded
+
+
+for _command in (*app.registered_commands, *ci_app.registered_commands):
+    _command.callback = _one_error_path(_command.callback)
+
+
+def run() -> None:
+    """The console script: a traceback only for a bug in porter, and then a request to report it."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception:
+        traceback.print_exc()
+        print("porter: internal error: this is a bug in porter; please report it with the traceback above", file=sys.stderr)
+        sys.exit(3)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    run()

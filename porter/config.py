@@ -14,12 +14,14 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from porter.errors import PorterError
+
 DEFAULT_TARGETS = ("gfx942",)
 DEFAULT_ROCM_VERSION = "6.4"
 KNOWN_TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201")
 
 
-class ConfigError(Exception):
+class ConfigError(PorterError):
     """A configuration file or option is wrong; the message names the file and key."""
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.config import Config
+from porter.errors import PorterError
 from porter.source import FileKind, kind_of
 
 # Trees that are somebody else's code: skipped unless `include` names them.
@@ -42,7 +43,7 @@ ALWAYS_SKIPPED_DIRS = frozenset(
 GENERATED_FILES = frozenset({"porter_compat.h", "porter_gpu.cmake"})
 
 
-class DiscoveryError(Exception):
+class DiscoveryError(PorterError):
     """A path given on the command line cannot be scanned."""
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from porter.build import toolchains
+from porter.errors import PorterError
 
 SYSROOT_PACKAGES = (
     "libamdhip64-dev",
@@ -66,7 +67,7 @@ DEBIAN_KEYRINGS = {
 }
 
 
-class ProvisionError(Exception):
+class ProvisionError(PorterError):
     """A toolchain piece could not be provisioned; the message says why and what to do."""
 
 

@@ -15,10 +15,12 @@ import urllib.error
 import urllib.request
 import zipfile
 
+from porter.errors import PorterError
+
 BLOCK = 1 << 20
 
 
-class RemoteFileError(Exception):
+class RemoteFileError(PorterError):
     """The remote file could not be read; the message names the URL and the cause."""
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from porter.build import toolchains
 from porter.build.flags import NO_TORCH_HIP_NVIDIA, project_flags
+from porter.build.nvcc_args import UnsafeArgument, shell_safe
 from porter.build.resources import (
     KernelResources,
     amd_limiter,
@@ -38,6 +39,7 @@ from porter.build.torch_tree import explain_missing
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.discover import DiscoveryError
+from porter.errors import PorterError
 from porter.findings import FixKind
 from porter.parse import captures, parse
 from porter.rules.consteval import evaluate, file_constants
@@ -48,7 +50,7 @@ UNSUPPORTED_RULES = re.compile(r"^(API007|ASY\d+|MMA00[23]|ASM002|LIB01[0-2]|CGR
 MISSING_HEADER = re.compile(r"fatal error: '?([^':\s]+)'?(?: file not found|: No such file or directory)")
 
 
-class BuildError(Exception):
+class BuildError(PorterError):
     """The build cannot run as asked; the message says why."""
 
 
@@ -142,7 +144,8 @@ def toolchain_command(
             return None
         flags = _with_standard(["-std=c++17", "-O3", f"-arch={target}"], includes)
         tail = {"compile": ["-Xptxas", "-v", "-c"], "preprocess": ["-E"], "link": []}[mode]
-        return [str(nvcc.path), "-x", "cu", *flags, *tail, str(path), "-o", str(output)]
+        command = [str(nvcc.path), "-x", "cu", *flags, *tail, str(path), "-o", str(output)]
+        return shell_safe(command, output.with_name(output.name + ".defines.h"))
     hip = toolchains.find_hip_toolchain()
     if hip is None or not hip.supports(target):
         return None
@@ -190,7 +193,10 @@ def _compile(
     if extra is None:
         return Unit(rel, target, variant, "unavailable", "unavailable", NO_TORCH_HIP_NVIDIA), ""
     with tempfile.TemporaryDirectory(prefix="porter-build-") as tmp:
-        compile_command = toolchain_command(target, path, root, Path(tmp) / "out.o", "compile", variant, extra)
+        try:
+            compile_command = toolchain_command(target, path, root, Path(tmp) / "out.o", "compile", variant, extra)
+        except UnsafeArgument as exc:
+            return Unit(rel, target, variant, "failed", "unsafe-input", str(exc)), ""
         if compile_command is None:
             return Unit(rel, target, variant, "unavailable", "unavailable", why_unavailable(target, variant)), ""
         key = None
@@ -295,7 +301,7 @@ def _gone_from_torch(header: str) -> str | None:
 def _classify(
     unit: Unit, findings_by_file: dict[str, list], cuda_failed: set[str], ported_headers: set[str], tree: Path
 ) -> None:
-    if unit.status != "failed":
+    if unit.status != "failed" or unit.cls is not None:  # refused before compiling: its class is set
         return
     missing = MISSING_HEADER.search(unit.diagnostic or "")
     source = re.sub(r"\.hip$", ".cu", unit.file)  # the HIP tree's renamed file; the scan saw the .cu

@@ -15,11 +15,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from porter.errors import PorterError
+
 MARKER = ".porter-convert.json"
 INCOMPLETE = "PORTER_INCOMPLETE"
 
 
-class OutputError(Exception):
+class OutputError(PorterError):
     """OUT cannot be written as asked; the message says why."""
 
 

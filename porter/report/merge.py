@@ -10,9 +10,10 @@ from collections import Counter
 from pathlib import Path
 
 from porter import __version__
+from porter.errors import PorterError
 
 
-class ResultsError(Exception):
+class ResultsError(PorterError):
     """A results file cannot be read or is not porter output; the message names it."""
 
 

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import jinja2
 
+from porter.errors import PorterError
 from porter.report.charts import paired_bars, stacked_bars
 from porter.report.merge import EFFORT_WEIGHTS, effort_bucket, effort_of
 
 FORMATS = (".html", ".md", ".json", ".sarif")
 
 
-class ReportError(Exception):
+class ReportError(PorterError):
     """The report cannot be rendered as asked; the message says why."""
 
 
@@ -23,7 +24,10 @@ class ReportError(Exception):
 def _templates() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("porter.report", "templates"),
-        autoescape=jinja2.select_autoescape(["html"]),
+        # Every template here renders HTML, and all of it carries text from scanned trees (code,
+        # file names, diagnostics): escape everything, always. select_autoescape keyed on the
+        # suffix missed `report.html.j2`; only the SVG charts porter draws are marked safe.
+        autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,
     )

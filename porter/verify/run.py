@@ -19,9 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from porter.build import toolchains
+from porter.build.nvcc_args import UnsafeArgument
 from porter.build.run import check_targets, first_error, links, toolchain_command, variant_for, why_unavailable
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
+from porter.errors import PorterError
 from porter.verify import extension, harness
 from porter.verify.cases import Case, Compared, TorchCase, load_cases, load_torch_cases
 from porter.verify.compare import compare
@@ -29,7 +31,7 @@ from porter.verify.compare import compare
 REFERENCE = "cuda-original"
 
 
-class VerifyError(Exception):
+class VerifyError(PorterError):
     """verify cannot run as asked; the message says why."""
 
 
@@ -104,7 +106,10 @@ def _variants(target: str) -> list[str]:
 def _compile(source: Path, tree: Path, target: str, executable: Path) -> tuple[bool, str, str]:
     """(ok, log, how it was built)."""
     variant = variant_for(target)
-    command = toolchain_command(target, source, tree, executable, "link", variant)
+    try:
+        command = toolchain_command(target, source, tree, executable, "link", variant)
+    except UnsafeArgument as exc:
+        return False, str(exc), ""
     if command is None:
         return False, why_unavailable(target, variant), ""
     how = "linked" if links(target) else "compiled (not linked: the compile-only ROCm sysroot has no HIP runtime)"
