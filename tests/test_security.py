@@ -115,3 +115,48 @@ def test_other_arguments_a_shell_would_misread_are_refused(tmp_path, argument):
 
     with pytest.raises(UnsafeArgument, match="refused to pass"):
         shell_safe(["nvcc", argument], tmp_path / "d.h")
+
+
+CASE = """
+[[verify.case]]
+name = "k"
+source = "{source}"
+kernel = "k"
+grid = "{grid}"
+block = 32
+args = [{{ name = "x", dtype = "f32", size = 32, output = true }}]
+"""
+
+
+@pytest.mark.parametrize(
+    "grid, message",
+    [
+        ("1 << 100000000000", "shifts by"),
+        ("-" * 20000 + "1", "characters"),
+        ("+".join(["1"] * 5000), "characters"),
+        ("-" * 100 + "1", "nests deeper"),
+        ("99999999999 * 99999999999 * 99999999999", "64-bit range"),
+        ("2 ** 8", "may use integers"),
+        ("__import__('os').system('id')", "may use integers"),
+    ],
+)
+def test_verify_expressions_are_bounded(tmp_path, grid, message):
+    (tmp_path / "k.cu").write_text("__global__ void k(float* x) {}\n")
+    (tmp_path / "porter.toml").write_text(CASE.format(source="k.cu", grid=grid))
+    result = runner.invoke(app, ["verify", str(tmp_path), "--target", "sm_90"])
+    assert result.exit_code == 2, result.output
+    assert re.search(message, result.output), result.output
+    assert result.output.count("porter: error:") == 1
+
+
+@pytest.mark.parametrize("source", ["/etc/passwd", "../../../etc/hostname", "sub/../../x.cu", "link.cu"])
+def test_verify_case_sources_stay_inside_the_tree(tmp_path, source):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "link.cu").symlink_to("/etc/hostname")
+    (tree / "porter.toml").write_text(CASE.format(source=source, grid=1))
+    result = runner.invoke(app, ["verify", str(tree), "--target", "sm_90"])
+    assert result.exit_code == 2, result.output
+    assert "outside the tree" in result.output or "leads out of" in result.output
+    first_line = open("/etc/hostname").readline().strip()
+    assert not first_line or first_line not in result.output.replace(str(tmp_path), "")

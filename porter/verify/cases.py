@@ -24,6 +24,7 @@ import math
 import operator
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from porter.config import Config, ConfigError
 
@@ -109,34 +110,55 @@ class Case(Compared):
         return [a for a in self.args if a.output]
 
 
+# A case describes sizes and launch geometry: 64-bit values, short expressions. Bounds that keep a
+# hostile porter.toml from exhausting memory (`1 << 100000000000`) or the stack (20,000 minus signs).
+MAX_EXPRESSION_CHARS = 500
+MAX_EXPRESSION_DEPTH = 32
+MAX_MAGNITUDE = 2**63 - 1
+MAX_SHIFT = 63
+
+
 def evaluate(expression, params: dict[str, int], where: str) -> int:
-    """An integer expression over the case's params, without Python's eval."""
+    """An integer expression over the case's params, without Python's eval, within 64-bit bounds."""
     if isinstance(expression, bool) or not isinstance(expression, (int, str)):
         raise ConfigError(f"{where}: expected an integer or an expression, got {expression!r}")
     if isinstance(expression, int):
-        return expression
+        return _bounded(expression, where, str(expression))
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        raise ConfigError(f"{where}: expression of {len(expression)} characters; at most {MAX_EXPRESSION_CHARS}")
     try:
         tree = ast.parse(expression, mode="eval").body
-    except SyntaxError as exc:
+    except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
         raise ConfigError(f"{where}: {expression!r} is not an expression") from exc
-    return _evaluate_node(tree, params, where, expression)
+    return _evaluate_node(tree, params, where, expression, 0)
 
 
-def _evaluate_node(node, params, where, text) -> int:
+def _bounded(value: int, where: str, text: str) -> int:
+    if abs(value) > MAX_MAGNITUDE:
+        raise ConfigError(f"{where}: {text!r} leaves the 64-bit range")
+    return value
+
+
+def _evaluate_node(node, params, where, text, depth: int) -> int:
+    if depth > MAX_EXPRESSION_DEPTH:
+        raise ConfigError(f"{where}: {text!r} nests deeper than {MAX_EXPRESSION_DEPTH} levels")
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
+        return _bounded(node.value, where, text)
     if isinstance(node, ast.Name):
         if node.id not in params:
             raise ConfigError(f"{where}: {text!r} names {node.id!r}, which is not in params")
         return params[node.id]
     if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-        left = _evaluate_node(node.left, params, where, text)
-        right = _evaluate_node(node.right, params, where, text)
+        left = _evaluate_node(node.left, params, where, text, depth + 1)
+        right = _evaluate_node(node.right, params, where, text, depth + 1)
         if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and right == 0:
             raise ConfigError(f"{where}: {text!r} divides by zero")
-        return _OPERATORS[type(node.op)](left, right)
+        if isinstance(node.op, (ast.LShift, ast.RShift)) and not 0 <= right <= MAX_SHIFT:
+            raise ConfigError(f"{where}: {text!r} shifts by {right}; shifts go from 0 to {MAX_SHIFT}")
+        # both operands are within 64 bits, so no product or shift here is larger than 128 bits
+        return _bounded(_OPERATORS[type(node.op)](left, right), where, text)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_evaluate_node(node.operand, params, where, text)
+        return -_evaluate_node(node.operand, params, where, text, depth + 1)
     raise ConfigError(f"{where}: {text!r} may use integers, params and + - * / % << >> only")
 
 
@@ -201,8 +223,12 @@ def _name(value, pattern: re.Pattern, where: str) -> str:
 
 
 def _path(value, where: str) -> str:
-    if not isinstance(value, str) or not value:
+    """A path inside the case's tree: relative, without `..` (links out of the tree are refused at run time)."""
+    if not isinstance(value, str) or not value or "\0" in value:
         raise ConfigError(f"{where}: expected a path relative to the tree, got {value!r}")
+    path = PurePosixPath(value.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or re.match(r"[A-Za-z]:", value):
+        raise ConfigError(f"{where}: {value!r} is outside the tree; give a path relative to it, without '..'")
     return value
 
 

@@ -154,18 +154,26 @@ def _compare_outputs(case: Compared, result: CaseResult, reference: Path, output
     result.max_ulp, result.mismatches, result.first_mismatch = worst.max_ulp, worst.mismatches, worst.first_mismatch
 
 
+def _require_inside(root: Path, rel: str, what: str) -> None:
+    """A case's file must be a file of the tree: not missing, and not a link leading out of it."""
+    path = (root / rel).resolve()
+    if not path.is_file():
+        raise VerifyError(f"{what} is not a file in {root}")
+    if root.resolve() not in path.parents:
+        raise VerifyError(f"{what} leads out of {root}; a case may only use the tree's own files")
+
+
 def _stage(root: Path, cases: list[Case], torch_cases: list[TorchCase], work: Path, config: Config) -> dict[str, Path]:
-    original = work / "original"
-    shutil.copytree(root, original, ignore=shutil.ignore_patterns(".git", "__pycache__"))
     for case in torch_cases:
         for source in case.sources + (case.port or []) + ([case.reference.split(":")[0]] if case.reference else []):
-            if not (original / source).is_file():
-                raise VerifyError(f"torch case {case.name!r}: {source!r} is not in {root}")
+            _require_inside(root, source, f"torch case {case.name!r}: {source!r}")
     for case in cases:
-        if not (original / case.source).is_file():
-            raise VerifyError(f"case {case.name!r}: source {case.source!r} is not in {root}")
-        if case.port is not None and not (original / case.port).is_file():
-            raise VerifyError(f"case {case.name!r}: port {case.port!r} is not in {root}")
+        _require_inside(root, case.source, f"case {case.name!r}: source {case.source!r}")
+        if case.port is not None:
+            _require_inside(root, case.port, f"case {case.name!r}: port {case.port!r}")
+    original = work / "original"
+    shutil.copytree(root, original, ignore=shutil.ignore_patterns(".git", "__pycache__"))
+    for case in cases:
         harness.write(case, original)
     portable = work / "portable"
     convert(ConvertOptions(original, portable), config, None)
