@@ -103,6 +103,9 @@ def scan(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Analyse every file again, ignoring the scan cache.")
     ] = False,
+    keep_going: Annotated[
+        bool, typer.Option("--keep-going", help="Exit 0 even when some files or folders could not be read.")
+    ] = False,
 ) -> None:
     """Scan CUDA sources and build files for what breaks or changes on AMD GPUs."""
     from porter.config import load_config
@@ -124,6 +127,13 @@ def scan(
     else:
         text = format_findings(result.findings, result.summary())
     write_output(text, output)
+    if result.unreadable and not keep_going:
+        shown = "; ".join(result.unreadable[:5]) + (
+            f"; and {len(result.unreadable) - 5} more" if len(result.unreadable) > 5 else ""
+        )
+        raise fail(
+            f"{len(result.unreadable)} path(s) could not be read and were not analysed: {shown} (--keep-going to accept)"
+        )
 
 
 class ConvertMode(StrEnum):
@@ -154,6 +164,10 @@ def convert(
     ] = False,
     format: Annotated[PlainFormat, typer.Option("--format", "-f", help="Summary as text or JSON.")] = PlainFormat.TEXT,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1)] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace an earlier OUT even where it holds edits or files porter did not write."),
+    ] = False,
 ) -> None:
     """Convert a CUDA tree: a portable single source (default) or a HIP tree."""
     from porter.config import load_config
@@ -162,11 +176,11 @@ def convert(
 
     if in_place and output is not None:
         raise fail("--in-place and --output exclude each other")
-    if not backup_suffix or "/" in backup_suffix:
-        raise fail(f"--backup-suffix must be a non-empty file-name suffix, got {backup_suffix!r}")
     if not src.exists():
         raise fail(f"{src}: no such file or directory")
-    options = ConvertOptions(src, output, str(mode), in_place, backup_suffix, annotate, diff, jobs, use_cache=True)
+    options = ConvertOptions(
+        src, output, str(mode), in_place, backup_suffix, annotate, diff, jobs, use_cache=True, force=force
+    )
     config = load_config(src).with_overrides(target, rocm_version)
     result = _with_progress(lambda progress: run_convert(options, config, progress))
     if diff:
@@ -185,6 +199,8 @@ def convert(
     )
     for category, count in summary["fixes_by_category"].items():
         print(f"  {category}: {count}", file=stream)
+    for rel, why in summary["not_copied"].items():
+        print(f"not copied: {rel}: {why}", file=stream)
     if summary["conflicts"]:
         print(f"{len(summary['conflicts'])} finding(s) not applied: their edits conflict", file=stream)
         for conflict in summary["conflicts"]:
@@ -558,7 +574,10 @@ def run() -> None:
         sys.exit(130)
     except Exception:
         traceback.print_exc()
-        print("porter: internal error: this is a bug in porter; please report it with the traceback above", file=sys.stderr)
+        print(
+            "porter: internal error: this is a bug in porter; please report it with the traceback above",
+            file=sys.stderr,
+        )
         sys.exit(3)
 
 

@@ -83,6 +83,7 @@ class Discovery:
     files: list[DiscoveredFile]
     compile_commands: CompileCommands | None
     skipped_vendored: list[str]
+    unreadable: list[str] = field(default_factory=list)  # folders that could not be listed, with why
 
 
 def _matches(rel: str, patterns: list[str]) -> bool:
@@ -105,8 +106,9 @@ def discover(paths: list[Path], config: Config) -> Discovery:
     root = paths[0] if paths[0].is_dir() else paths[0].parent
     files: dict[str, DiscoveredFile] = {}
     skipped: list[str] = []
+    unreadable: list[str] = []
     for path in paths:
-        for found in _walk(path, root, config, skipped):
+        for found in _walk(path, root, config, skipped, unreadable):
             files.setdefault(found.rel, found)
     database = find_compile_commands(root)
     if database:
@@ -117,17 +119,21 @@ def discover(paths: list[Path], config: Config) -> Discovery:
                 rel = path.resolve().relative_to(root.resolve()).as_posix()
                 files.setdefault(rel, DiscoveredFile(path, rel, kind))
     ordered = sorted(files.values(), key=lambda f: f.rel)
-    return Discovery(root=root, files=ordered, compile_commands=database, skipped_vendored=sorted(skipped))
+    return Discovery(root, ordered, database, sorted(skipped), sorted(unreadable))
 
 
-def _walk(path: Path, root: Path, config: Config, skipped: list[str]):
+def _walk(path: Path, root: Path, config: Config, skipped: list[str], unreadable: list[str]):
     if path.is_file():
         kind = kind_of(path)
         if kind is None:
             raise DiscoveryError(f"{path}: not a CUDA, C++, setup.py or CMake file")
         yield DiscoveredFile(path, _relative(path, root), kind)
         return
-    for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+
+    def cannot_list(error: OSError) -> None:
+        unreadable.append(f"{_relative(Path(error.filename), root)}: {error.strerror or error}")
+
+    for dirpath, dirnames, filenames in os.walk(path, onerror=cannot_list, followlinks=False):
         here = Path(dirpath)
         kept = []
         for name in sorted(dirnames):

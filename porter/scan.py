@@ -26,6 +26,7 @@ from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile, UndecodableSource
 from porter.suppress import apply_suppressions
 
+UNREADABLE_PREFIXES = ("cannot read", "cannot decode")
 BINARY_PROBE = 8192  # bytes looked at for NULs (git and grep look at as many)
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 24
@@ -64,6 +65,12 @@ class ScanResult:
     seconds: float
 
     @property
+    def unreadable(self) -> list[str]:
+        """Folders that could not be listed and files that could not be read or decoded: not analysed."""
+        files = [f"{r.rel}: {r.error}" for r in self.files if r.error and r.error.startswith(UNREADABLE_PREFIXES)]
+        return self.discovery.unreadable + files
+
+    @property
     def findings(self) -> list[Finding]:
         found = [f for result in self.files for f in result.findings]
         return sorted(found, key=Finding.sort_key)
@@ -91,6 +98,7 @@ class ScanResult:
                 "unavailable": clang_states.get("unavailable", 0),
             },
             "file_errors": [{"file": r.rel, "error": r.error} for r in self.files if r.error],
+            "unreadable": self.unreadable,
             "torch_extensions": [e.to_json() for r in self.files for e in r.torch_extensions],
             "kernels": [{"file": r.rel, **k} for r in self.files for k in r.kernels],
             "suppressed": dict(sorted(Counter(f.rule for r in self.files for f in r.suppressed).items())),
@@ -162,7 +170,14 @@ def analyze_file(
         return result
     entry = None
     if use_cache:
-        parts = [file.rel, ",".join(config.targets), config.rocm_version, str(deep), " ".join(extra_args or []), str(cap)]
+        parts = [
+            file.rel,
+            ",".join(config.targets),
+            config.rocm_version,
+            str(deep),
+            " ".join(extra_args or []),
+            str(cap),
+        ]
         parts.append("clang" if clang.find_setup() else "no-clang")
         entry = scan_cache.key(parts, source.data)
         cached = scan_cache.load(entry)

@@ -81,7 +81,9 @@ def decode_wide(data: bytes) -> tuple[bytes, str | None]:
             try:
                 return data[len(bom) :].decode(encoding).encode("utf-8", "surrogatepass"), encoding
             except UnicodeError as exc:
-                raise UndecodableSource(f"starts with a {encoding} byte-order mark but is not {encoding}: {exc.reason}") from None
+                raise UndecodableSource(
+                    f"starts with a {encoding} byte-order mark but is not {encoding}: {exc.reason}"
+                ) from None
     return data, None
 
 
@@ -142,9 +144,7 @@ class SourceFile:
         """0-based indices of the lines holding a byte above 0x7f, found once."""
         if self._non_ascii_lines is None:
             starts = self.line_starts
-            self._non_ascii_lines = {
-                bisect.bisect_right(starts, m.start()) - 1 for m in _NON_ASCII.finditer(self.data)
-            }
+            self._non_ascii_lines = {bisect.bisect_right(starts, m.start()) - 1 for m in _NON_ASCII.finditer(self.data)}
         return self._non_ascii_lines
 
     def span(self, start: int, end: int) -> Span:

@@ -211,11 +211,15 @@ def test_destination_rules(tmp_path):
     assert (busy / "mine.txt").read_text() == "keep me"
 
 
-def test_reconverting_into_a_previous_output_replaces_it(tmp_path):
+def test_reconverting_into_a_previous_output_replaces_it_unless_it_holds_foreign_changes(tmp_path):
     out = tmp_path / "out"
     run(CORPUS / "api", out)
+    run(CORPUS / "api", out)  # unchanged since porter wrote it: replaced without a word
     (out / "stale.cu").write_text("left over")
-    run(CORPUS / "api", out)
+    with pytest.raises(OutputError, match=r"did not write \(stale.cu \(added\)\)"):
+        run(CORPUS / "api", out)
+    assert (out / "stale.cu").read_text() == "left over"
+    run(CORPUS / "api", out, force=True)
     assert not (out / "stale.cu").exists() and (out / MARKER).is_file()
 
 
@@ -251,7 +255,10 @@ def test_cli_convert_with_diff_and_errors(tmp_path):
     assert both.exit_code == 2 and "exclude each other" in both.output
     missing = runner.invoke(app, ["convert", "/no/such/dir", "-o", str(out)])
     assert missing.exit_code == 2 and "no such file or directory" in missing.output
-    json_out = runner.invoke(app, ["convert", str(CORPUS / "api"), "-o", str(out), "--format", "json", "--mode", "hip"])
+    hip = ["convert", str(CORPUS / "api"), "-o", str(out), "--format", "json", "--mode", "hip"]
+    refused = runner.invoke(app, hip)  # OUT holds a portable conversion: not replaced by a HIP tree silently
+    assert refused.exit_code == 2 and "portable mode" in refused.output
+    json_out = runner.invoke(app, [*hip, "--force"])
     assert json_out.exit_code == 0 and '"mode": "hip"' in json_out.stdout
 
 

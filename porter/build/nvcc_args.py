@@ -38,7 +38,7 @@ def shell_safe(arguments: list[str], defines_header: Path) -> list[str]:
         define = DEFINE.fullmatch(argument)
         if define is None or "\n" in argument or "\r" in argument:
             raise UnsafeArgument(
-                f"refused to pass {argument!r} to nvcc: nvcc runs its steps through a shell, and $, `, \\, \" "
+                f'refused to pass {argument!r} to nvcc: nvcc runs its steps through a shell, and $, `, \\, " '
                 "or a line break there could run a command (rename the file or folder, or fix the flag)"
             )
         value = "1" if define.group(2) is None else define.group(2)

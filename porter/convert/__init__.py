@@ -29,7 +29,16 @@ from porter.convert.compat import (
     render_cmake,
     render_header,
 )
-from porter.convert.output import MARKER, OutputError, TreePlan, check_destination, write_in_place, write_tree
+from porter.convert.output import (
+    MARKER,
+    OutputError,
+    TreePlan,
+    check_backup_suffix,
+    check_destination,
+    locked,
+    write_in_place,
+    write_tree,
+)
 from porter.discover import ALWAYS_SKIPPED_DIRS, GENERATED_FILES
 from porter.findings import Edit, Finding, FixKind
 from porter.parse import parse
@@ -57,6 +66,7 @@ class ConvertOptions:
     diff: bool = False
     jobs: int | None = None
     use_cache: bool = False
+    force: bool = False  # replace an earlier output even where it holds changes porter did not write
 
 
 @dataclass
@@ -77,6 +87,7 @@ class ConvertResult:
     scan: ScanResult
     files: list[FileOutcome]
     written_to: Path
+    skipped: dict[str, str] = field(default_factory=dict)  # rel → why it was not copied to OUT
 
     def summary(self) -> dict:
         applied = [f for o in self.files for f in o.applied]
@@ -93,6 +104,7 @@ class ConvertResult:
                 for o in self.files
                 for f in o.conflicts
             ],
+            "not_copied": dict(sorted(self.skipped.items())),
             "left_for_a_person": len(left),
             "left_by_rule": dict(sorted(Counter(f.rule for f in left).items())),
         }
@@ -120,12 +132,18 @@ def convert(options: ConvertOptions, config: Config, progress=None) -> ConvertRe
     if not src.is_dir():
         raise OutputError(f"{src}: convert takes a directory")
     if options.in_place:
-        destination = src
+        check_backup_suffix(options.backup_suffix)
     elif options.out is None:
         raise OutputError("an output directory is required (-o OUT), or --in-place")
-    else:
-        destination = options.out
-        check_destination(src, destination)
+    destination = src if options.in_place else options.out
+    with locked(destination):
+        if not options.in_place:
+            check_destination(src, destination, options.mode, options.force)
+        return _convert_locked(options, config, progress, destination)
+
+
+def _convert_locked(options: ConvertOptions, config: Config, progress, destination: Path) -> ConvertResult:
+    src = options.src
     # uncapped: every automatic fix must be applied, however many a file has
     result = scan([src], config, jobs=options.jobs, progress=progress, use_cache=options.use_cache, cap=None)
     by_file: dict[str, list[Finding]] = {}
@@ -146,14 +164,17 @@ def convert(options: ConvertOptions, config: Config, progress=None) -> ConvertRe
         packages = buildfiles.cmake_packages(cmake_findings) + existing_packages(src / CMAKE_MODULE)
         generated[CMAKE_MODULE] = render_cmake(config.targets, packages).encode()
     changed = {o.out_rel: o.data for o in outcomes if o.changed}
+    skipped: dict[str, str] = {}
     if options.in_place:
-        write_in_place(src, {**changed, **generated}, options.backup_suffix, generated=set(generated))
+        renamed = {o.rel: o.out_rel for o in outcomes if o.out_rel != o.rel}
+        write_in_place(src, {**changed, **generated}, options.backup_suffix, set(generated), renamed)
     else:
         plan = _plan(src, outcomes, changed, generated, options.mode, config.targets)
         write_tree(
             destination, plan, {"porter_version": __version__, "source": str(src.resolve()), "mode": options.mode}
         )
-    return ConvertResult(options, result, outcomes, destination)
+        skipped = plan.skipped
+    return ConvertResult(options, result, outcomes, destination, skipped)
 
 
 def _kind(kind: str) -> FileKind:
@@ -325,6 +346,9 @@ def _plan(src: Path, outcomes, changed: dict[str, bytes], generated: dict[str, b
             if path.is_symlink():
                 _plan_link(path, src, rel, plan)
                 continue
+            if not path.is_file():  # a named pipe, a socket, a device: nothing to copy, and reading one may block
+                plan.skipped[rel] = "not a regular file"
+                continue
             out_rel = renamed.get(rel, rel)
             if out_rel in changed:
                 plan.files[out_rel] = changed[out_rel]
@@ -347,8 +371,14 @@ def _is_outside_link(path: Path, src: Path, plan: TreePlan) -> bool:
 
 
 def _plan_link(path: Path, src: Path, rel: str, plan: TreePlan) -> None:
-    """Links inside the tree are kept as links; links out of it are dropped, never followed."""
-    target = path.resolve()
+    """Links inside the tree are kept as links; links out of it, and loops, are dropped, never followed."""
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):  # a loop, or a link to nothing
+        plan.skipped[rel] = "a link that leads nowhere (a loop or a missing target)"
+        return
     root = src.resolve()
     if target == root or root in target.parents:
         plan.links[rel] = os.path.relpath(target, path.parent.resolve())
+    else:
+        plan.skipped[rel] = "a link out of the tree"
