@@ -74,7 +74,7 @@ def read_baseline(path: Path) -> set[str]:
         raise BaselineError(
             f"{path}: no such baseline (write one with `porter baseline PATH --output {path}`)"
         ) from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise BaselineError(f"{path}: not a porter baseline: {exc}") from exc
     if (
         not isinstance(document, dict)
@@ -82,9 +82,10 @@ def read_baseline(path: Path) -> set[str]:
         or not isinstance(document.get("findings"), list)
     ):
         raise BaselineError(f"{path}: not a porter baseline (format {BASELINE_FORMAT} expected)")
-    return {
-        entry["fingerprint"] for entry in document["findings"] if isinstance(entry, dict) and "fingerprint" in entry
-    }
+    entries = document["findings"]
+    if not all(isinstance(entry, dict) and isinstance(entry.get("fingerprint"), str) for entry in entries):
+        raise BaselineError(f"{path}: not a porter baseline: every finding needs a text `fingerprint`")
+    return {entry["fingerprint"] for entry in entries}
 
 
 @dataclass

@@ -98,7 +98,7 @@ def _from_table(table: dict, where: str, source: Path) -> Config:
 def _read_toml(path: Path) -> dict:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
 
 
@@ -108,11 +108,24 @@ def load_config(root: Path) -> Config:
     porter_toml = root / "porter.toml"
     if porter_toml.is_file():
         data = _read_toml(porter_toml)
-        table = data.get("tool", {}).get("porter", data)
-        return _from_table(table, str(porter_toml), porter_toml)
+        table = _tool_porter(data, porter_toml)
+        return _from_table(data if table is None else table, str(porter_toml), porter_toml)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {}).get("porter")
+        table = _tool_porter(_read_toml(pyproject), pyproject)
         if table is not None:
             return _from_table(table, f"{pyproject} [tool.porter]", pyproject)
     return Config()
+
+
+def _tool_porter(data: dict, path: Path) -> dict | None:
+    """The `[tool.porter]` table, None where there is none; a `tool` or `porter` that is no table is an error."""
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: `tool` must be a table, got {type(tool).__name__} {tool!r}"[:300])
+    table = tool.get("porter")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: `[tool.porter]` must be a table, got {type(table).__name__} {table!r}"[:300])
+    return table

@@ -199,20 +199,39 @@ def visible(path: Path, root: Path) -> bool:
 def load_compile_commands(path: Path) -> CompileCommands:
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise DiscoveryError(f"{path}: not a valid compilation database: {exc}") from exc
     if not isinstance(entries, list):
         raise DiscoveryError(f"{path}: a compilation database is a JSON list of entries")
     database = CompileCommands(path=path)
-    for entry in entries:
+    for index, entry in enumerate(entries):
         if not isinstance(entry, dict) or "file" not in entry:
             continue
-        directory = path.parent / entry.get("directory", ".")  # absolute as CMake writes it; else from the database
-        arguments = entry.get("arguments") or shlex.split(entry.get("command", ""))
-        file = Path(entry["file"])
-        file = file if file.is_absolute() else directory / file
+        directory, file, arguments = _entry_fields(entry, f"{path}: entry {index}")
+        directory = path.parent / directory  # absolute as CMake writes it; else from the database
+        file = Path(file) if Path(file).is_absolute() else directory / file
         database.flags[str(file.resolve())] = _relevant_flags(arguments, directory)
     return database
+
+
+def _entry_fields(entry: dict, where: str) -> tuple[str, str, list[str]]:
+    """(directory, file, arguments) of one compilation database entry, each of the type the format says."""
+    directory, file = entry.get("directory", "."), entry["file"]
+    for key, value in (("directory", directory), ("file", file)):
+        if not isinstance(value, str) or not value or "\0" in value:
+            raise DiscoveryError(f"{where}: `{key}` must be a non-empty path, got {value!r}"[:300])
+    arguments = entry.get("arguments")
+    if arguments:
+        if not isinstance(arguments, list) or not all(isinstance(a, str) for a in arguments):
+            raise DiscoveryError(f"{where}: `arguments` must be a list of strings")
+        return directory, file, arguments
+    command = entry.get("command", "")
+    if not isinstance(command, str):
+        raise DiscoveryError(f"{where}: `command` must be a string")
+    try:
+        return directory, file, shlex.split(command)
+    except ValueError as exc:  # unbalanced quotes
+        raise DiscoveryError(f"{where}: `command` does not split into arguments: {exc}") from None
 
 
 def _relevant_flags(arguments: list[str], directory: Path) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import subprocess
@@ -49,7 +50,7 @@ def load_results(paths: list[Path]) -> dict:
     for file in files:
         try:
             document = json.loads(file.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
             raise ResultsError(f"{file}: not JSON: {exc}") from exc
         kind = kind_of_result(document) if isinstance(document, dict) else None
         if kind is None:
@@ -61,9 +62,27 @@ def load_results(paths: list[Path]) -> dict:
         merged["sources"].append(str(file))
     if not any(k in merged for k in KINDS):
         raise ResultsError("no results given: pass scan/convert/build/verify JSON files or a directory holding them")
-    merged["provenance"] = provenance(merged)
-    merged["overview"] = overview(merged)
+    with malformed_results(merged["sources"]):
+        merged["provenance"] = provenance(merged)
+        merged["overview"] = overview(merged)
     return merged
+
+
+# What reading a result of the wrong shape raises: a key missing, a list where a table goes, text
+# where a number goes, nesting past the stack.
+SHAPE_ERRORS = (KeyError, TypeError, AttributeError, ValueError, IndexError, RecursionError)
+
+
+@contextlib.contextmanager
+def malformed_results(sources: list[str]):
+    """Results edited by hand or cut short name their files in one error, never a traceback."""
+    try:
+        yield
+    except SHAPE_ERRORS as exc:
+        raise ResultsError(
+            f"{', '.join(sources)}: not porter results of the shape this porter writes "
+            f"({exc.__class__.__name__}: {str(exc)[:200]}); write them again with this porter"
+        ) from None
 
 
 def effort_of(finding: dict) -> str:

@@ -11,7 +11,7 @@ import jinja2
 
 from porter.errors import PorterError
 from porter.report.charts import paired_bars, stacked_bars
-from porter.report.merge import EFFORT_WEIGHTS, effort_bucket, effort_of
+from porter.report.merge import EFFORT_WEIGHTS, effort_bucket, effort_of, malformed_results
 
 FORMATS = (".html", ".md", ".json", ".sarif")
 
@@ -34,6 +34,11 @@ def _templates() -> jinja2.Environment:
 
 
 def render(merged: dict, output: Path) -> str:
+    with malformed_results(merged.get("sources", [])):
+        return _render(merged, output)
+
+
+def _render(merged: dict, output: Path) -> str:
     suffix = output.suffix.lower()
     if suffix == ".html":
         return render_html(merged)
