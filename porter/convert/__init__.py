@@ -52,7 +52,7 @@ COMPAT_CATEGORIES = ("api", "library", "warp-sync", "warp-size", "lane-mask", "l
 DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|threadIdx|blockIdx")
 ANNOTATION = re.compile(rb"PORTER\((\w+)\)")
 
-__all__ = ["ConvertOptions", "ConvertResult", "OutputError", "convert"]
+__all__ = ["ConvertOptions", "ConvertResult", "OutputError", "convert", "convert_source"]
 
 
 @dataclass
@@ -175,6 +175,12 @@ def _convert_locked(options: ConvertOptions, config: Config, progress, destinati
         )
         skipped = plan.skipped
     return ConvertResult(options, result, outcomes, destination, skipped)
+
+
+def convert_source(source: SourceFile, findings: list[Finding], mode: str, config: Config) -> bytes:
+    """One file's converted bytes (its own encoding kept), as `convert` writes them, without a tree."""
+    outcome = _convert_file(source, findings, ConvertOptions(source.path.parent, None, mode), config)
+    return outcome.data if outcome.changed and outcome.data is not None else source.encode_back(source.data)
 
 
 def _kind(kind: str) -> FileKind:

@@ -10,6 +10,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import jinja2
+
 from porter import __version__
 from porter.errors import PorterError
 
@@ -70,7 +72,7 @@ def load_results(paths: list[Path]) -> dict:
 
 # What reading a result of the wrong shape raises: a key missing, a list where a table goes, text
 # where a number goes, nesting past the stack.
-SHAPE_ERRORS = (KeyError, TypeError, AttributeError, ValueError, IndexError, RecursionError)
+SHAPE_ERRORS = (KeyError, TypeError, AttributeError, ValueError, IndexError, RecursionError, jinja2.TemplateError)
 
 
 @contextlib.contextmanager

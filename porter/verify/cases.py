@@ -243,7 +243,7 @@ def _arg(table: dict, params: dict[str, int], where: str) -> Arg:
             raise ConfigError(f"{where}: every argument needs `{key}`")
     _name(table["name"], NAME, f"{where} name")
     dtype = table["dtype"]
-    if dtype not in DTYPES:
+    if not isinstance(dtype, str) or dtype not in DTYPES:
         raise ConfigError(f"{where}: unknown dtype {dtype!r}; known: {', '.join(DTYPES)}")
     if "value" in table:  # a scalar
         value = evaluate(table["value"], params, where) if dtype not in FLOATS else _number(table["value"], where)
