@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from porter.build import run  # noqa: E402
+from porter.build import units as build_units  # noqa: E402
 from porter.config import Config  # noqa: E402
 
 
@@ -39,7 +40,7 @@ def main() -> int:
     args = parser.parse_args()
     targets = tuple(args.target or ("sm_90", "gfx942"))
     with tempfile.TemporaryDirectory(prefix="porter-build-cache-") as cache:
-        run._cache_path = lambda key: Path(cache) / key[:2] / f"{key}.json"
+        build_units._cache_path = lambda key: Path(cache) / key[:2] / f"{key}.json"
         cold, units = timed_build(args.tree, targets)
         print(f"[cold] {cold:.1f}s, {len(units)} units", file=sys.stderr)
         warm, warm_units = timed_build(args.tree, targets)

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from porter.build import toolchains
+from porter.targets import toolchains
 
 
 @dataclass(frozen=True)

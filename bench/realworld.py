@@ -31,7 +31,8 @@ sys.path.insert(0, str(REPO))
 from bench import expert  # noqa: E402
 from bench.peer import run_hipify  # noqa: E402
 from bench.pypi import PACKAGES, FetchError, fetch  # noqa: E402
-from porter.build.run import build, translation_units  # noqa: E402
+from porter.build.run import build  # noqa: E402
+from porter.build.units import translation_units  # noqa: E402
 from porter.config import Config  # noqa: E402
 from porter.scan import scan  # noqa: E402
 

@@ -16,7 +16,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from porter.build.toolchains import cache_dir
+from porter.targets.toolchains import cache_dir
 
 
 @cache

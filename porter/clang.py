@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from porter.build import toolchains
 from porter.errors import PorterError
 from porter.source import SourceFile
+from porter.targets import toolchains
 
 LIBCLANG_CANDIDATES = (
     "/usr/lib/llvm-19/lib/libclang-19.so.1",

@@ -168,6 +168,10 @@ def convert(
         bool,
         typer.Option("--force", help="Replace an earlier OUT even where it holds edits or files porter did not write."),
     ] = False,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option("--unsafe-fixes", help="Also apply suggested fixes (counted in the summary); by default only automatic ones."),
+    ] = False,
 ) -> None:
     """Convert a CUDA tree: a portable single source (default) or a HIP tree."""
     from porter.config import load_config
@@ -179,8 +183,9 @@ def convert(
     if not src.exists():
         raise fail(f"{src}: no such file or directory")
     options = ConvertOptions(
-        src, output, str(mode), in_place, backup_suffix, annotate, diff, jobs, use_cache=True, force=force
-    )
+        src, output, str(mode), in_place, backup_suffix, annotate, diff, jobs, use_cache=True, force=force,
+        unsafe_fixes=unsafe_fixes,
+    )  # fmt: skip
     config = load_config(src).with_overrides(target, rocm_version)
     result = _with_progress(lambda progress: run_convert(options, config, progress))
     if diff:
@@ -246,7 +251,8 @@ def build(
     from porter.config import load_config
 
     targets = _build_targets(target)
-    config = load_config(path)
+    # the port is converted for the AMD targets being built, not the configured ones
+    config = load_config(path).with_overrides([t.id for t in targets if t.is_amd], None)
     result = run_build(
         path, targets, config, jobs=jobs, use_cache=not no_cache, hip_nvidia=hip_nvidia, convert_first=not no_convert
     )
@@ -273,8 +279,10 @@ def build(
     write_output("\n".join(lines) + "\n", output)
 
 
-def _build_targets(values: list[str] | None) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(t.strip() for v in (values or ["sm_90", "gfx942"]) for t in v.split(",") if t.strip()))
+def _build_targets(values: list[str] | None):
+    from porter.targets import parse_targets
+
+    return parse_targets(values or ["sm_90", "gfx942"])
 
 
 @app.command()
@@ -517,7 +525,7 @@ def setup(
 ) -> None:
     """Provision the compile-only ROCm sysroot, the CUDA 12.9 headers libclang parses against, and the CUDA
     math library headers that torch's CUDA headers include."""
-    from porter.build import provision
+    from porter.targets import provision
 
     steps = {
         SetupPart.ROCM_SYSROOT: ("ROCm sysroot (Debian 13 HIP 5.7 packages)", provision.provision_sysroot),

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.errors import PorterError
+from porter.targets import DEFAULT_ROCM_VERSION, RocmVersion, Vendor, parse_targets
 
 DEFAULT_TARGETS = ("gfx942",)
-DEFAULT_ROCM_VERSION = "6.4"
-KNOWN_TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201")
 
 
 class ConfigError(PorterError):
@@ -30,8 +29,8 @@ class Config:
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     skip_vendored: bool = True
-    targets: tuple[str, ...] = DEFAULT_TARGETS
-    rocm_version: str = DEFAULT_ROCM_VERSION
+    targets: tuple[str, ...] = DEFAULT_TARGETS  # the AMD targets the port is for, validated
+    rocm_version: RocmVersion = DEFAULT_ROCM_VERSION
     source: Path | None = None
     raw: dict = field(default_factory=dict)
 
@@ -44,29 +43,12 @@ class Config:
 
 
 def validate_targets(values: list[str], where: str) -> tuple[str, ...]:
-    targets: list[str] = []
-    for value in values:
-        for target in str(value).split(","):
-            target = target.strip()
-            if not target:
-                continue
-            if target not in KNOWN_TARGETS:
-                raise ConfigError(f"{where}: unknown AMD target {target!r}; known targets: {', '.join(KNOWN_TARGETS)}")
-            targets.append(target)
-    if not targets:
-        raise ConfigError(f"{where}: no target given")
-    return tuple(dict.fromkeys(targets))
+    """The AMD targets named (repeated or comma-separated), checked against porter's one table."""
+    return tuple(t.id for t in parse_targets(values, where, Vendor.AMD))
 
 
-def validate_rocm_version(value: str, where: str) -> str:
-    parts = str(value).split(".")
-    if not 1 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
-        raise ConfigError(f"{where}: ROCm version must look like 6.4 or 7.0.1, got {value!r}")
-    return str(value)
-
-
-def version_tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split("."))
+def validate_rocm_version(value, where: str) -> RocmVersion:
+    return RocmVersion.parse(value, where)
 
 
 def _string_list(table: dict, key: str, where: str) -> list[str]:

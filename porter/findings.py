@@ -6,6 +6,7 @@ edits (byte ranges plus replacement bytes) that the one rewriter applies later.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -46,6 +47,7 @@ CATEGORIES = (
     "scan-limits",
 )
 
+_INCLUDE_LINE = re.compile(r"\s*#\s*include\s*[<\"]([^>\"]+)[>\"]")
 SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
@@ -104,6 +106,12 @@ class Finding:
     @property
     def line(self) -> int:
         return self.span.line
+
+    @property
+    def included_header(self) -> str | None:
+        """The header of the `#include` the finding sits on, if it sits on one (a fact of the code)."""
+        match = _INCLUDE_LINE.match(self.snippet)
+        return match.group(1) if match else None
 
     def sort_key(self) -> tuple:
         return (self.file, self.span.start_byte, self.rule, self.span.end_byte)

@@ -8,13 +8,16 @@ overlaps and applied in one pass over the original bytes, so every offset refers
   or edits that partly overlap, are a conflict: none of the edits involved is applied, and the
   findings are reported as conflicts, never turned into broken code.
 - Insertions (start == end) at the same offset are applied in rule order.
+- Applicability decides what is applied, as ruff's fix safety does: the edits of `auto` findings
+  always, those of `suggested` findings only when the caller asks for unsafe fixes, and `manual`
+  findings carry none.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from porter.findings import Edit, Finding
+from porter.findings import Edit, Finding, FixKind
 
 MODES = ("portable", "hip")
 
@@ -35,13 +38,25 @@ def edits_for_mode(finding: Finding, mode: str) -> tuple[Edit, ...]:
     return tuple(e for e in finding.edits if e.mode in ("any", mode))
 
 
+def applicable(finding: Finding, unsafe_fixes: bool = False) -> bool:
+    """Whether a finding's edits may be applied: automatic fixes, and suggested ones when asked for."""
+    return finding.fix is FixKind.AUTO or (unsafe_fixes and finding.fix is FixKind.SUGGESTED)
+
+
 def rewrite(
-    data: bytes, findings: list[Finding], mode: str, extra: list[tuple[Finding | None, Edit]] = ()
+    data: bytes,
+    findings: list[Finding],
+    mode: str,
+    extra: list[tuple[Finding | None, Edit]] = (),
+    unsafe_fixes: bool = False,
 ) -> RewriteResult:
-    """Apply the edits of `findings` (and `extra` edits the converter adds) to `data`."""
+    """Apply the edits of `findings` that their applicability allows (and `extra` edits the converter
+    adds, which are its own) to `data`."""
     if mode not in MODES:
         raise ValueError(f"unknown conversion mode {mode!r}")
-    proposals: list[tuple[Edit, Finding | None]] = [(e, f) for f in findings for e in edits_for_mode(f, mode)]
+    proposals: list[tuple[Edit, Finding | None]] = [
+        (e, f) for f in findings if applicable(f, unsafe_fixes) for e in edits_for_mode(f, mode)
+    ]
     proposals.extend((edit, owner) for owner, edit in extra)
     chosen, conflicts = _resolve(proposals)
     pieces: list[bytes] = []

@@ -105,7 +105,7 @@ class ScanResult:
             "compile_commands": str(self.discovery.compile_commands.path) if self.discovery.compile_commands else None,
             "skipped_vendored": self.discovery.skipped_vendored,
             "targets": list(self.config.targets),
-            "rocm_version": self.config.rocm_version,
+            "rocm_version": str(self.config.rocm_version),
             "seconds": round(self.seconds, 3),
         }
 
@@ -173,7 +173,7 @@ def analyze_file(
         parts = [
             file.rel,
             ",".join(config.targets),
-            config.rocm_version,
+            str(config.rocm_version),
             str(deep),
             " ".join(extra_args or []),
             str(cap),

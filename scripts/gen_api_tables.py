@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from porter.build import provision, toolchains  # noqa: E402
+from porter.targets import provision, toolchains  # noqa: E402
 
 OUTPUT = REPO / "porter" / "rules" / "data" / "api_map.json"
 IDENT = re.compile(r"^[A-Za-z_]\w*$")

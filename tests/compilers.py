@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from porter.build import toolchains
+from porter.targets import toolchains
 
 
 def require_nvcc():

@@ -11,7 +11,7 @@ from compilers import require_hip, require_nvcc
 from corpus_cases import CORPUS
 from typer.testing import CliRunner
 
-from porter.build import toolchains
+from porter.targets import toolchains
 from porter.cli import app
 
 runner = CliRunner()

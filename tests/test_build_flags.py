@@ -10,7 +10,7 @@ from compilers import require_hip, require_nvcc
 from corpus_cases import CORPUS
 from typer.testing import CliRunner
 
-from porter.build import toolchains
+from porter.targets import toolchains
 from porter.build.flags import ROOT, project_flags
 from porter.cli import app
 

@@ -12,8 +12,8 @@ import zipfile
 import pytest
 from typer.testing import CliRunner
 
-from porter.build import provision
-from porter.build.remote_wheel import RemoteFileError, read_members
+from porter.targets import provision
+from porter.targets.remote_wheel import RemoteFileError, read_members
 from porter.cli import app
 
 

@@ -98,7 +98,7 @@ def test_build_runs_no_shell_command_from_names_or_compile_commands(tmp_path, mo
     ],
 )
 def test_definitions_a_shell_would_misread_move_into_a_header(tmp_path, argument, moved):
-    from porter.build.nvcc_args import shell_safe
+    from porter.targets.nvcc_args import shell_safe
 
     header = tmp_path / "defines.h"
     command = shell_safe(["nvcc", argument, "a.cu"], header)
@@ -111,7 +111,7 @@ def test_definitions_a_shell_would_misread_move_into_a_header(tmp_path, argument
 
 @pytest.mark.parametrize("argument", ["-I/x/$(id)", "a`id`.cu", "-Xcompiler=\"-O2\"", "-DX=a\nb", "a\\b.cu"])
 def test_other_arguments_a_shell_would_misread_are_refused(tmp_path, argument):
-    from porter.build.nvcc_args import UnsafeArgument, shell_safe
+    from porter.targets.nvcc_args import UnsafeArgument, shell_safe
 
     with pytest.raises(UnsafeArgument, match="refused to pass"):
         shell_safe(["nvcc", argument], tmp_path / "d.h")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from porter.build import toolchains
+from porter.targets import toolchains
 from porter.rules.tables import load_tables
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,7 +6,7 @@ import shutil
 from dataclasses import dataclass
 
 from porter import clang
-from porter.build import toolchains
+from porter.targets import amd_targets, toolchains, wave64_targets
 
 
 @dataclass(frozen=True)
@@ -99,13 +99,14 @@ def _lld() -> Check:
 def _targets() -> list[Check]:
     hip = toolchains.find_hip_toolchain()
     checks = []
-    for target in ("gfx90a", "gfx942", "gfx950"):
+    for chosen in wave64_targets(amd_targets()):
+        target = chosen.id
         if hip is None:
             checks.append(Check(f"target {target}", "missing", "no HIP toolchain", "see HIP toolchain above"))
-        elif hip.supports(target):
+        elif hip.supports(chosen):
             checks.append(Check(f"target {target}", "ok", f"LLVM {hip.llvm_major} compiles it"))
         else:
-            need = toolchains.TARGET_MIN_LLVM[target]
+            need = chosen.min_llvm
             checks.append(
                 Check(
                     f"target {target}",

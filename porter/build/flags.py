@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from porter.build import toolchains
 from porter.discover import find_compile_commands, find_torch_extensions, visible
+from porter.targets import toolchains
 
 ROOT = "{root}"  # a placeholder for the tree a flag is used with
 TORCH_INCLUDE = re.compile(rb'#\s*include\s*[<"](torch/|ATen/|c10/)')

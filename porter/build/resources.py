@@ -13,6 +13,8 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 
+from porter.targets import Target
+
 _PTXAS_ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(sm_\w+)'")
 _PTXAS_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _PTXAS_USED = re.compile(r"Used (\d+) registers(?:, used \d+ barriers)?(?:, (\d+) bytes smem)?")
@@ -20,15 +22,6 @@ _REMARK = re.compile(
     r"remark: +(?:Function Name: (\S+)|(SGPRs|VGPRs|AGPRs|ScratchSize \[bytes/lane\]|Occupancy \[waves/SIMD\]|LDS Size \[bytes/block\]|SGPRs Spill|VGPRs Spill): (\d+))"
 )
 
-# sm_90 and sm_80 limits from NVIDIA's occupancy tables
-NVIDIA_LIMITS = {
-    "sm_90": {"registers": 65536, "shared": 233472, "warps": 64, "blocks": 32},
-    "sm_80": {"registers": 65536, "shared": 167936, "warps": 64, "blocks": 32},
-    "sm_89": {"registers": 65536, "shared": 102400, "warps": 48, "blocks": 24},
-}
-AMD_MAX_WAVES = {"gfx90a": 8, "gfx942": 8, "gfx950": 8}
-AMD_VGPRS_PER_LANE = 512  # gfx90a/gfx942: VGPRs and AGPRs share one 512-entry file per lane
-AMD_LDS = {"gfx90a": 65536, "gfx942": 65536, "gfx950": 163840}
 
 
 @dataclass
@@ -88,43 +81,42 @@ def parse_amdgpu_remarks(text: str) -> dict[str, KernelResources]:
     return kernels
 
 
-def nvidia_occupancy(resources: KernelResources, target: str, block_size: int | None) -> None:
+def nvidia_occupancy(resources: KernelResources, target: Target, block_size: int | None) -> None:
     """Resident warps per SM from registers, shared memory and block size; the limiter named."""
-    limits = NVIDIA_LIMITS.get(target, NVIDIA_LIMITS["sm_90"])
     if block_size is None or resources.registers is None:
         resources.limiter = "block size unknown" if block_size is None else None
         return
-    warps = math.ceil(block_size / 32)
-    registers_per_warp = math.ceil(max(resources.registers, 1) * 32 / 256) * 256
+    warps = math.ceil(block_size / target.wavefront)
+    registers_per_warp = math.ceil(max(resources.registers, 1) * target.wavefront / 256) * 256
     candidates = {
-        "registers": limits["registers"] // (registers_per_warp * warps),
-        "shared memory": limits["shared"] // (math.ceil(((resources.shared_bytes or 0) + 1024) / 128) * 128)
+        "registers": target.registers // (registers_per_warp * warps),
+        "shared memory": target.shared_per_sm // (math.ceil(((resources.shared_bytes or 0) + 1024) / 128) * 128)
         if resources.shared_bytes
-        else limits["blocks"],
-        "warps": limits["warps"] // warps,
-        "blocks": limits["blocks"],
+        else target.max_blocks,
+        "warps": target.max_waves // warps,
+        "blocks": target.max_blocks,
     }
     limiter = min(candidates, key=candidates.get)
     resources.occupancy = candidates[limiter] * warps
     resources.limiter = limiter
 
 
-def amd_limiter(resources: KernelResources, target: str, block_size: int | None) -> None:
+def amd_limiter(resources: KernelResources, target: Target, block_size: int | None) -> None:
     """Which resource holds the reported occupancy down: VGPRs, LDS or the wave limit."""
     if resources.occupancy is None:
         return
     total = (resources.registers or 0) + (resources.agprs or 0)
     granule = 8
     vgpr_waves = (
-        AMD_VGPRS_PER_LANE // max(granule, math.ceil(total / granule) * granule)
-        if total
-        else AMD_MAX_WAVES.get(target, 8)
+        target.vgprs_per_lane // max(granule, math.ceil(total / granule) * granule)
+        if total and target.vgprs_per_lane
+        else target.max_waves
     )
     lds_waves = None
     if resources.shared_bytes and block_size:
-        blocks = AMD_LDS.get(target, 65536) // resources.shared_bytes
-        lds_waves = blocks * math.ceil(block_size / 64) / 4
-    if resources.occupancy >= AMD_MAX_WAVES.get(target, 8):
+        blocks = target.lds_bytes // resources.shared_bytes
+        lds_waves = blocks * math.ceil(block_size / target.wavefront) / 4  # four SIMDs per CU
+    if resources.occupancy >= target.max_waves:
         resources.limiter = "waves"
     elif vgpr_waves <= resources.occupancy:
         resources.limiter = "VGPRs"

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from porter import __version__
-from porter.build import toolchains
 from porter.cache import code_fingerprint
+from porter.targets import toolchains
 
 CONVERTED_DIRS = ("ATen/cuda", "c10/cuda")
 CMAKE_MACROS = "c10/cuda/impl/cuda_cmake_macros.h"
@@ -40,7 +40,7 @@ def cuda_shim_include() -> Path:
     final = toolchains.cache_dir() / "torch-cuda-shim"
     with _lock:
         if not (final / ".complete").is_file():
-            from porter.build.provision import install_atomically
+            from porter.targets.provision import install_atomically
 
             install_atomically(final, _write_cmake_macros)
     return final
@@ -56,7 +56,7 @@ def converted_torch_include(torch: tuple[str, Path]) -> Path:
     final = toolchains.cache_dir() / f"torch-{version}-hip-porter-{__version__}-{code_fingerprint()[:12]}"
     with _lock:
         if not (final / ".complete").is_file():
-            from porter.build.provision import install_atomically
+            from porter.targets.provision import install_atomically
 
             install_atomically(final, lambda work: _convert_torch_headers(location / "include", work))
             _prune_stale(final)

@@ -40,9 +40,9 @@ from porter.convert.output import (
     write_tree,
 )
 from porter.discover import ALWAYS_SKIPPED_DIRS, GENERATED_FILES
-from porter.findings import Edit, Finding, FixKind
+from porter.findings import Edit, Finding
 from porter.parse import parse
-from porter.rewrite import edits_for_mode, rewrite
+from porter.rewrite import applicable, edits_for_mode, rewrite
 from porter.rules.base import COMPAT_HEADER, COMPAT_INCLUDE
 from porter.scan import ScanResult, scan
 from porter.source import FileKind, SourceFile
@@ -67,6 +67,7 @@ class ConvertOptions:
     jobs: int | None = None
     use_cache: bool = False
     force: bool = False  # replace an earlier output even where it holds changes porter did not write
+    unsafe_fixes: bool = False  # also apply the edits of suggested findings (never silently: they are counted)
 
 
 @dataclass
@@ -152,7 +153,7 @@ def _convert_locked(options: ConvertOptions, config: Config, progress, destinati
     sources = {r.rel: SourceFile.read(src / r.rel, r.rel, _kind(r.kind)) for r in result.files if not r.error}
     data_by_file = {rel: s.data for rel, s in sources.items()}
     names = existing_names(src / COMPAT_HEADER) if options.mode == "portable" else {}
-    names.update(name_map(result.findings, data_by_file) if options.mode == "portable" else {})
+    names.update(name_map(result.findings, data_by_file, options.unsafe_fixes) if options.mode == "portable" else {})
     outcomes = [
         _convert_file(sources[rel], by_file.get(rel, []), options, config) for rel in sorted(sources) if rel in sources
     ]
@@ -199,12 +200,12 @@ def _convert_file(source: SourceFile, findings: list[Finding], options: ConvertO
     if source.kind is FileKind.CMAKE:
         extra += buildfiles.cmake_edits(source.data, findings, mode, _module_dir(source.rel), config.targets)
     handled = {id(f) for f, _ in extra}
-    left = [f for f in findings if f.fix is not FixKind.AUTO and id(f) not in handled]
-    if source.kind.is_c_family and _needs_compat(source, findings, mode):
+    left = [f for f in findings if not applicable(f, options.unsafe_fixes) and id(f) not in handled]
+    if source.kind.is_c_family and _needs_compat(source, findings, mode, options.unsafe_fixes):
         extra.append((None, _compat_include(source)))
     if options.annotate:
         extra += _annotations(source, left)
-    result = rewrite(source.data, findings, mode, extra)
+    result = rewrite(source.data, findings, mode, extra, options.unsafe_fixes)
     data = result.data
     if mode == "hip" and source.kind in (FileKind.CMAKE, FileKind.SETUP_PY):
         data = buildfiles.rename_cu_sources(data)
@@ -224,11 +225,13 @@ def _convert_file(source: SourceFile, findings: list[Finding], options: ConvertO
     return outcome
 
 
-def _needs_compat(source: SourceFile, findings: list[Finding], mode: str) -> bool:
+def _needs_compat(source: SourceFile, findings: list[Finding], mode: str, unsafe_fixes: bool = False) -> bool:
     """Will the converted file use a name the compat header defines (or need hip_runtime.h)?"""
     if COMPAT_INCLUDE.search(source.data):
         return False
-    uses_compat = any(f.category in COMPAT_CATEGORIES and edits_for_mode(f, mode) for f in findings)
+    uses_compat = any(
+        f.category in COMPAT_CATEGORIES and applicable(f, unsafe_fixes) and edits_for_mode(f, mode) for f in findings
+    )
     syncs = any(f.category == "warp-sync" for f in findings)
     return uses_compat or syncs or (source.kind is FileKind.CUDA and DEVICE_CODE.search(source.data) is not None)
 

@@ -10,10 +10,10 @@ import jinja2
 
 from porter import __version__
 from porter.findings import Finding
-from porter.rewrite import edits_for_mode
+from porter.rewrite import applicable, edits_for_mode
 from porter.rules.api import COMPILER_MACRO
-from porter.rules.arch import targets as known_targets
 from porter.rules.base import COMPAT_HEADER
+from porter.targets import known as known_targets
 
 CMAKE_MODULE = "porter_gpu.cmake"
 _DEFINE = re.compile(
@@ -38,11 +38,12 @@ def host_warp_size(target_ids) -> int:
     return max((t.wavefront for t in known_targets(target_ids)), default=64)
 
 
-def name_map(findings: list[Finding], data_by_file: dict[str, bytes]) -> dict[str, str]:
-    """CUDA name → HIP name for every rename the findings propose (headers excluded)."""
+def name_map(findings: list[Finding], data_by_file: dict[str, bytes], unsafe_fixes: bool = False) -> dict[str, str]:
+    """CUDA name → HIP name for every rename the applicable findings propose (headers excluded): a
+    suggested rename is not made through the header either, unless unsafe fixes were asked for."""
     names: dict[str, str] = {}
     for finding in findings:
-        if finding.category not in ("api", "library"):
+        if finding.category not in ("api", "library") or not applicable(finding, unsafe_fixes):
             continue
         for edit in edits_for_mode(finding, "hip"):
             original = data_by_file[finding.file][edit.start : edit.end].decode("utf-8", "replace")

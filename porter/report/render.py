@@ -12,6 +12,7 @@ import jinja2
 from porter.errors import PorterError
 from porter.report.charts import paired_bars, stacked_bars
 from porter.report.merge import EFFORT_WEIGHTS, effort_bucket, effort_of, malformed_results
+from porter.targets import Vendor, all_targets
 
 FORMATS = (".html", ".md", ".json", ".sarif")
 
@@ -97,22 +98,19 @@ def _category_chart(scan: dict) -> str:
     return stacked_bars(rows)
 
 
-NVIDIA_MAX_WARPS = 64  # per SM on sm_80/sm_90
-AMD_MAX_WAVES = 8  # per SIMD on gfx90a/gfx942/gfx950
-
-
 def _occupancy_chart(build: dict) -> str:
-    """Occupancy as a share of each vendor's maximum, so that the two bars compare."""
+    """Occupancy as a share of each target's maximum (warps per SM, waves per SIMD), so the two bars compare."""
     rows = []
     for kernel in build.get("kernels", []):
-        targets = kernel.get("targets", {})
-        nvidia = next((v.get("occupancy") for t, v in targets.items() if t.startswith("sm_")), None)
-        amd = next((v.get("occupancy") for t, v in targets.items() if t.startswith("gfx")), None)
-        if nvidia is None and amd is None:
-            continue
-        share = lambda value, top: None if value is None else round(100 * value / top)  # noqa: E731
-        rows.append((kernel["name"][:28], share(nvidia, NVIDIA_MAX_WARPS), share(amd, AMD_MAX_WAVES)))
-    return paired_bars(rows, "NVIDIA (% of 64 warps/SM)", "AMD (% of 8 waves/SIMD)", unit="%")
+        shares = {Vendor.NVIDIA: None, Vendor.AMD: None}
+        for key, resources in kernel.get("targets", {}).items():
+            chosen = all_targets().get(key.split()[0])
+            occupancy = resources.get("occupancy")
+            if chosen is not None and occupancy is not None and shares[chosen.vendor] is None:
+                shares[chosen.vendor] = round(100 * occupancy / chosen.max_waves)
+        if any(v is not None for v in shares.values()):
+            rows.append((kernel["name"][:28], shares[Vendor.NVIDIA], shares[Vendor.AMD]))
+    return paired_bars(rows, "NVIDIA (% of max warps/SM)", "AMD (% of max waves/SIMD)", unit="%")
 
 
 def _performance_chart(verify: dict) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from types import ModuleType
 
 from porter.rules import (
@@ -44,6 +45,13 @@ FAMILIES: tuple[ModuleType, ...] = (
 )
 
 
+def unsupported_on_amd(finding) -> bool:
+    """Does the finding's rule name something AMD has no counterpart for?"""
+    rule = all_rules().get(finding.rule)
+    return rule is not None and rule.unsupported_on_amd
+
+
+@cache
 def all_rules() -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     for family in FAMILIES:
@@ -54,4 +62,4 @@ def all_rules() -> dict[str, Rule]:
     return dict(sorted(rules.items()))
 
 
-__all__ = ["FAMILIES", "FileContext", "Rule", "all_rules"]
+__all__ = ["FAMILIES", "FileContext", "Rule", "all_rules", "unsupported_on_amd"]

@@ -107,6 +107,7 @@ KERNEL_LAUNCH = Rule(
 
 UNSUPPORTED_API = Rule(
     id="API007",
+    unsupported_on_amd=True,
     name="unsupported-api",
     category="api",
     severity=Severity.ERROR,

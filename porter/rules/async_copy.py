@@ -11,7 +11,10 @@ from porter.rules.ptx import opcode
 
 
 def _rule(rule_id, name, summary, what, why, example, use_instead, severity=Severity.ERROR) -> Rule:
-    return Rule(rule_id, name, "async-copy", severity, FixKind.MANUAL, summary, what, why, example, use_instead)
+    return Rule(
+        rule_id, name, "async-copy", severity, FixKind.MANUAL, summary, what, why, example, use_instead,
+        unsupported_on_amd=True,  # TMA, mbarriers, clusters, wgmma: no AMD counterpart
+    )  # fmt: skip
 
 
 CP_ASYNC = _rule(

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from porter.config import version_tuple
 from porter.findings import FixKind, Severity
 from porter.rules.tables import NameEntry
+from porter.targets import RocmVersion
 
 CHECKED_RELEASES = ("5.7", "6.4", "7.2")
 
@@ -23,7 +23,7 @@ class Availability(StrEnum):
     MISSING = "missing"
 
 
-def availability(entry: NameEntry, rocm_version: str, checked_from: str = CHECKED_RELEASES[0]) -> Availability:
+def availability(entry: NameEntry, rocm_version: RocmVersion, checked_from: str = CHECKED_RELEASES[0]) -> Availability:
     """`checked_from`: the first checked release whose headers hold the entry's library at all.
 
     A name first seen in that release may be older than it (hipBLASLt's headers are read
@@ -32,13 +32,13 @@ def availability(entry: NameEntry, rocm_version: str, checked_from: str = CHECKE
     if entry.hip is None:
         return Availability.MISSING
     since = entry.since or CHECKED_RELEASES[0]
-    target = version_tuple(rocm_version)[:2]
-    if target >= version_tuple(since):
+    target = rocm_version.release
+    if target >= RocmVersion.of(since).release:
         return Availability.AVAILABLE
     if since == checked_from and since != CHECKED_RELEASES[0]:
         return Availability.UNCERTAIN
     previous = CHECKED_RELEASES[CHECKED_RELEASES.index(since) - 1] if since in CHECKED_RELEASES[1:] else None
-    if previous and target > version_tuple(previous):
+    if previous and target > RocmVersion.of(previous).release:
         return Availability.UNCERTAIN
     return Availability.TOO_NEW
 
@@ -52,7 +52,7 @@ def severity_and_fix(state: Availability) -> tuple[Severity, FixKind]:
     }[state]
 
 
-def describe(entry: NameEntry, state: Availability, rocm_version: str) -> str:
+def describe(entry: NameEntry, state: Availability, rocm_version: RocmVersion) -> str:
     if state is Availability.AVAILABLE:
         return f"`{entry.cuda}` is `{entry.hip}` in HIP"
     if state is Availability.UNCERTAIN:

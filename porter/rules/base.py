@@ -37,6 +37,9 @@ class Rule:
     example: str
     use_instead: str
     references: tuple[str, ...] = ()
+    # what the construct needs has no AMD counterpart (TMA, cuDNN, PTX without a translation, ...):
+    # a build failure where such a finding stands is an unsupported feature, not porter's error
+    unsupported_on_amd: bool = False
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:
@@ -70,6 +73,8 @@ class Rule:
     ) -> Finding:
         source = ctx.source
         span = source.span(start, end)
+        if (fix or self.fix) is FixKind.MANUAL:
+            edits = ()  # work for a person carries no edit that a rewriter could apply
         return Finding(
             rule=self.id,
             category=self.category,
@@ -130,7 +135,7 @@ class FileContext:
 
     @property
     def wave64_targets(self) -> list[str]:
-        from porter.rules.arch import wave64_targets
+        from porter.targets import wave64_targets
 
         return [t.id for t in wave64_targets(self.config.targets)]
 

@@ -8,13 +8,14 @@ from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 
-from porter.config import version_tuple
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
 from porter.rules.patterns import CODE_CONTEXTS
+from porter.targets import RocmVersion
 
 MISSING_API = Rule(
     id="CGR001",
+    unsupported_on_amd=True,
     name="cooperative-groups-api-missing",
     category="cooperative-groups",
     severity=Severity.ERROR,
@@ -91,7 +92,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     if not ctx.source.kind.is_c_family or b"cooperative_groups" not in data:
         return
-    rocm = version_tuple(ctx.config.rocm_version)[:2]
+    rocm = ctx.config.rocm_version.release
     table = cg_availability()
     for match in _HEADERS.finditer(data):
         yield MISSING_API.finding(
@@ -133,7 +134,7 @@ def _missing(ctx: FileContext, match: re.Match, name: str, table: dict, rocm) ->
     if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
         return
     since = table.get(name)
-    if since is not None and rocm >= version_tuple(since):
+    if since is not None and rocm >= RocmVersion.of(since).release:
         return
     reason = "no checked HIP release has it" if since is None else f"HIP has it from {since}"
     start = match.start(1)

@@ -31,6 +31,7 @@ PTX_TRANSLATABLE = Rule(
 
 PTX_UNTRANSLATABLE = Rule(
     id="ASM002",
+    unsupported_on_amd=True,
     name="ptx-without-equivalent",
     category="inline-asm",
     severity=Severity.ERROR,

@@ -8,11 +8,11 @@ from collections.abc import Iterable
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
-from porter.rules.arch import targets
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import evaluate
 from porter.rules.device import call_arguments
 from porter.rules.patterns import CODE_CONTEXTS
+from porter.targets import known as targets
 
 SIMDS_PER_CU = 4  # execution units per compute unit on CDNA and RDNA
 
@@ -38,6 +38,7 @@ MIN_BLOCKS = Rule(
 
 CLUSTER_BOUND = Rule(
     id="LBD002",
+    unsupported_on_amd=True,
     name="launch-bounds-max-cluster",
     category="launch-bounds",
     severity=Severity.ERROR,
@@ -68,6 +69,7 @@ DYNAMIC_SHARED_ATTRIBUTE = Rule(
 
 MAX_REGISTERS = Rule(
     id="LBD004",
+    unsupported_on_amd=True,
     name="maxnreg",
     category="launch-bounds",
     severity=Severity.ERROR,

@@ -79,6 +79,7 @@ NCCL = _rename_rule(
 
 CUDNN = Rule(
     id="LIB010",
+    unsupported_on_amd=True,
     name="cudnn-to-miopen",
     category="library",
     severity=Severity.ERROR,
@@ -97,6 +98,7 @@ CUDNN = Rule(
 
 CUTLASS = Rule(
     id="LIB011",
+    unsupported_on_amd=True,
     name="cutlass-to-composable-kernel",
     category="library",
     severity=Severity.ERROR,
@@ -115,6 +117,7 @@ CUTLASS = Rule(
 
 UNSUPPORTED_LIBRARY_API = Rule(
     id="LIB012",
+    unsupported_on_amd=True,
     name="unsupported-library-api",
     category="library",
     severity=Severity.ERROR,

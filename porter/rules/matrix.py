@@ -38,6 +38,7 @@ WMMA_API = Rule(
 
 PTX_MMA = Rule(
     id="MMA002",
+    unsupported_on_amd=True,
     name="ptx-mma-to-mfma",
     category="matrix",
     severity=Severity.ERROR,
@@ -53,6 +54,7 @@ PTX_MMA = Rule(
 
 WMMA_SHAPE = Rule(
     id="MMA003",
+    unsupported_on_amd=True,
     name="wmma-shape-without-rocwmma",
     category="matrix",
     severity=Severity.ERROR,

@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 
-from porter.config import version_tuple
 from porter.findings import Finding, FixKind, Severity
-from porter.rules.arch import targets
 from porter.rules.base import FileContext, Rule
 from porter.rules.patterns import CODE_CONTEXTS
+from porter.targets import RocmVersion
+from porter.targets import known as targets
 
 WHY_FP8 = """
     There are two FP8 families. NVIDIA (sm_89/sm_90) and gfx950 use the OCP formats:
@@ -51,6 +51,7 @@ FP8_MAX = Rule(
 
 MISSING_INTRINSIC = Rule(
     id="NUM003",
+    unsupported_on_amd=True,
     name="half-bf16-intrinsic-missing",
     category="numeric-format",
     severity=Severity.ERROR,
@@ -151,13 +152,13 @@ _INTRINSIC_CALL = re.compile(rb"(?<![\w$])(__[a-z0-9_]+|h2?[a-z]+(?:_approx)?)\s
 
 def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
     table = numeric_intrinsics()
-    rocm = version_tuple(ctx.config.rocm_version)[:2]
+    rocm = ctx.config.rocm_version.release
     for match in _code_matches(ctx, _INTRINSIC_CALL):
         name = match.group(1).decode()
         if name not in table:
             continue
         since = table[name]
-        if since is not None and rocm >= version_tuple(since):
+        if since is not None and rocm >= RocmVersion.of(since).release:
             continue
         reason = "no checked HIP release (5.7, 6.4, 7.2) declares it" if since is None else f"HIP has it from {since}"
         yield MISSING_INTRINSIC.finding(ctx, match.start(1), match.end(1), f"`{name}`: {reason}")

@@ -12,10 +12,11 @@ import tree_sitter
 from porter.clang import ClangUnit
 from porter.findings import Engine, Finding, FixKind, Severity
 from porter.parse import captures
-from porter.rules.arch import Target, targets
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import TYPE_SIZES, evaluate
 from porter.rules.device import call_arguments
+from porter.targets import Target
+from porter.targets import known as targets
 
 WHY_LDS = """
     AMD's shared memory is the LDS: 64 KiB per workgroup on gfx90a and gfx942 (MI200,

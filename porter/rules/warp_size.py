@@ -12,7 +12,6 @@ from collections.abc import Iterable
 
 import tree_sitter
 
-from porter.config import version_tuple
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures, define_names
 from porter.rules import portable
@@ -610,13 +609,13 @@ _CONSTANT_CONTEXTS = ("template_argument_list", "array_declarator", "static_asse
 def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
     if b"warpSize" not in ctx.source.data:
         return
-    rocm7 = version_tuple(ctx.config.rocm_version) >= (7, 0)
+    rocm7 = ctx.config.rocm_version.release >= (7, 0)
     for node in captures('((identifier) @w (#eq? @w "warpSize"))', ctx.parsed.root).get("w", []):
         if not _in_constant_context(ctx, node):
             continue
         yield CONSTEXPR_WARPSIZE.finding(
             ctx, node.start_byte, node.end_byte,
-            "`warpSize` is not a constant expression under ROCm 7" + ("" if rocm7 else " (it still is in ROCm " + ctx.config.rocm_version + ")"),
+            "`warpSize` is not a constant expression under ROCm 7" + ("" if rocm7 else f" (it still is in ROCm {ctx.config.rocm_version})"),
             edits=(Edit(node.start_byte, node.end_byte, portable.WARP_SIZE.encode()),),
             severity=Severity.ERROR if rocm7 else Severity.WARNING,
         )  # fmt: skip

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 
-from porter.config import version_tuple
 from porter.findings import Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
+from porter.targets import RocmVersion
 
 OPT_IN = "HIP_ENABLE_WARP_SYNC_BUILTINS"
 
@@ -94,7 +94,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if (b"_sync" not in data and b"__activemask" not in data) or ctx.portable:
         return  # the compat header enables or emulates these
     table = intrinsics()
-    rocm = version_tuple(ctx.config.rocm_version)[:2]
+    rocm = ctx.config.rocm_version.release
     opted_in = OPT_IN.encode() in data
     sites = [(name, call.child_by_field_name("function")) for name, call in ctx.device.calls_named(table)]
     sites += list(_macro_aliases(ctx, table))
@@ -123,7 +123,7 @@ class _Span:
 
 
 def _verdict(name: str, facts: dict, rocm: tuple[int, ...], opted_in: bool, label: str) -> tuple[Severity, str] | None:
-    available, default = version_tuple(facts["available"]), version_tuple(facts["default"])
+    available, default = RocmVersion.of(facts["available"]).release, RocmVersion.of(facts["default"]).release
     if rocm >= default:
         return None
     if rocm < available:

@@ -17,11 +17,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from porter.build import toolchains
+from porter.targets import Variant, toolchains
 from porter.verify.cases import TorchCase
 from porter.verify.harness import seed
 
-ORIGINAL, PORT = "torch-original", "torch-port"
+ORIGINAL, PORT = Variant.TORCH_ORIGINAL, Variant.TORCH_PORT
 
 
 def spec_for(case: TorchCase, variant: str, tree: Path, outputs: Path) -> dict:

@@ -18,17 +18,17 @@ from pathlib import Path
 
 import numpy as np
 
-from porter.build import toolchains
-from porter.build.nvcc_args import UnsafeArgument
-from porter.build.run import check_targets, first_error, links, toolchain_command, variant_for, why_unavailable
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.errors import PorterError
+from porter.targets import Variant, parse_targets, target, toolchains
+from porter.targets.command import first_error, links, toolchain_command, why_unavailable
+from porter.targets.nvcc_args import UnsafeArgument
 from porter.verify import extension, harness
 from porter.verify.cases import Case, Compared, TorchCase, load_cases, load_torch_cases
 from porter.verify.compare import compare
 
-REFERENCE = "cuda-original"
+REFERENCE = Variant.CUDA_ORIGINAL
 
 
 class VerifyError(PorterError):
@@ -99,26 +99,26 @@ def detect_gpus() -> dict[str, list[str]]:
     return found
 
 
-def _variants(target: str) -> list[str]:
-    return [REFERENCE, "cuda-port"] if target.startswith("sm_") else ["hip-amd"]
+def _variants(target_id: str) -> list[Variant]:
+    return [REFERENCE, Variant.CUDA_PORT] if target(target_id).is_nvidia else [Variant.HIP_AMD]
 
 
-def _compile(source: Path, tree: Path, target: str, executable: Path) -> tuple[bool, str, str]:
+def _compile(source: Path, tree: Path, target_id: str, executable: Path) -> tuple[bool, str, str]:
     """(ok, log, how it was built)."""
-    variant = variant_for(target)
+    variant = Variant.built_for(target(target_id))
     try:
-        command = toolchain_command(target, source, tree, executable, "link", variant)
+        command = toolchain_command(target_id, source, tree, executable, "link", variant)
     except UnsafeArgument as exc:
         return False, str(exc), ""
     if command is None:
-        return False, why_unavailable(target, variant), ""
-    how = "linked" if links(target) else "compiled (not linked: the compile-only ROCm sysroot has no HIP runtime)"
+        return False, why_unavailable(target_id, variant), ""
+    how = "linked" if links(target_id) else "compiled (not linked: the compile-only ROCm sysroot has no HIP runtime)"
     result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     return result.returncode == 0, (result.stderr + result.stdout).strip(), how
 
 
-def _gpu_for(target: str, gpus: dict[str, list[str]]) -> str | None:
-    vendor = "nvidia" if target.startswith("sm_") else "amd"
+def _gpu_for(target_id: str, gpus: dict[str, list[str]]) -> str | None:
+    vendor = str(target(target_id).vendor)
     return gpus[vendor][0] if gpus[vendor] else None
 
 
@@ -177,7 +177,7 @@ def _stage(root: Path, cases: list[Case], torch_cases: list[TorchCase], work: Pa
         harness.write(case, original)
     portable = work / "portable"
     convert(ConvertOptions(original, portable), config, None)
-    return {REFERENCE: original, "cuda-port": portable, "hip-amd": portable}
+    return {REFERENCE: original, Variant.CUDA_PORT: portable, Variant.HIP_AMD: portable}
 
 
 def verify(
@@ -190,7 +190,7 @@ def verify(
 ) -> VerifyResult:
     if not root.is_dir():
         raise VerifyError(f"{root}: verify takes a directory")
-    check_targets(targets)
+    targets = tuple(t.id for t in parse_targets(targets))
     cases, torch_cases = load_cases(config), load_torch_cases(config)
     if not cases and not torch_cases:
         raise VerifyError(
@@ -202,8 +202,8 @@ def verify(
     try:
         trees = _stage(root, cases, torch_cases, work, config)
         for case in cases:
-            for target in targets:
-                results += _verify_case(case, target, trees, work, gpus, reference_dir)
+            for target_id in targets:
+                results += _verify_case(case, target_id, trees, work, gpus, reference_dir)
         for case in torch_cases:
             results += _verify_torch_case(case, trees, work, reference_dir)
         if record is not None:
@@ -213,32 +213,32 @@ def verify(
     return VerifyResult(results, gpus, targets)
 
 
-def _verify_case(case, target, trees, work, gpus, reference_dir) -> list[CaseResult]:
+def _verify_case(case, target_id, trees, work, gpus, reference_dir) -> list[CaseResult]:
     results = []
-    gpu = _gpu_for(target, gpus)
+    gpu = _gpu_for(target_id, gpus)
     reference_outputs = None
     reference_median = None
-    for variant in _variants(target):
+    for variant in _variants(target_id):
         result = CaseResult(
-            case.name, variant, target, "not-run", expected=case.expect if variant != REFERENCE else "pass"
+            case.name, variant, target_id, "not-run", expected=case.expect if variant != REFERENCE else "pass"
         )
         tree = trees[variant]
-        executable = work / "bin" / f"{case.name}-{variant}-{target}"
+        executable = work / "bin" / f"{case.name}-{variant}-{target_id}"
         executable.parent.mkdir(parents=True, exist_ok=True)
         source = tree / harness.harness_name(case, port=variant != REFERENCE)
-        ok, log, how = _compile(source, tree, target, executable)
+        ok, log, how = _compile(source, tree, target_id, executable)
         result.built = how or None
         if not ok:
             result.status, result.reason = "build-failed", _diagnostic(log)
             results.append(result)
             continue
         if gpu is None:
-            vendor = "NVIDIA" if target.startswith("sm_") else "AMD"
+            vendor = target(target_id).vendor.value.upper()
             result.reason = f"not run: no {vendor} GPU here (built only)"
             results.append(result)
             continue
         result.gpu = gpu
-        outputs = work / "outputs" / case.name / variant / target
+        outputs = work / "outputs" / case.name / variant / target_id
         ran, log = _run(executable, outputs)
         if not ran:
             result.status, result.reason = "fail", f"the harness failed on {gpu}: {_diagnostic(log)}"
@@ -257,7 +257,7 @@ def _verify_case(case, target, trees, work, gpus, reference_dir) -> list[CaseRes
         else:
             against = recorded if recorded is not None else reference_outputs
             if against is None or not against.is_dir():
-                result.reason = "not compared: no reference outputs (run a CUDA target or pass --compare DIR)"
+                result.reason = "not compared: no reference outputs (run a CUDA target_id or pass --compare DIR)"
             else:
                 _compare_outputs(case, result, against, outputs)
                 base = reference_median if recorded is None else _recorded_median(reference_dir, case.name)
@@ -271,7 +271,7 @@ def _verify_torch_case(case: TorchCase, trees, work: Path, reference_dir: Path |
     results = []
     outputs_of: dict[str, Path] = {}
     for variant in (extension.ORIGINAL, extension.PORT):
-        tree = trees[REFERENCE] if variant == extension.ORIGINAL or case.port else trees["cuda-port"]
+        tree = trees[REFERENCE] if variant == extension.ORIGINAL or case.port else trees[Variant.CUDA_PORT]
         outputs = work / "outputs" / case.name / variant / case.device
         spec = extension.spec_for(case, variant, tree, outputs)
         ran = extension.run_variant(spec, work)

@@ -21,8 +21,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from porter.build import toolchains
 from porter.errors import PorterError
+from porter.targets import toolchains
 
 SYSROOT_PACKAGES = (
     "libamdhip64-dev",
@@ -183,7 +183,7 @@ def provision_cuda_headers(force: bool = False) -> Path:
 
 
 def provision_cuda_libraries(force: bool = False) -> Path:
-    from porter.build.remote_wheel import RemoteFileError, read_members
+    from porter.targets.remote_wheel import RemoteFileError, read_members
 
     final = toolchains.cuda_libraries_path()
     if toolchains.cuda_libraries_dir() and not force:

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from porter.targets import Target
+
 SYSROOT_HIP_VERSION = "5.7"
 CUDA_HEADERS_VERSION = "12.9"
 CUDA_LIBRARIES_VERSION = "13.0"
-# gfx950 needs LLVM 20; clang-19 does not know it.
-TARGET_MIN_LLVM = {"gfx90a": 13, "gfx942": 17, "gfx950": 20}
 
 
 def cache_dir() -> Path:
@@ -134,8 +134,9 @@ class HipToolchain:
             flags.append(f"--rocm-device-lib-path={self.device_lib_path}")
         return flags
 
-    def supports(self, target: str) -> bool:
-        return self.llvm_major >= TARGET_MIN_LLVM.get(target, 17)
+    def supports(self, target: Target) -> bool:
+        """Whether this clang knows the target (gfx950 needs LLVM 20; clang-19 does not know it)."""
+        return target.is_amd and self.llvm_major >= (target.min_llvm or 0)
 
 
 def _clang_major(clang: Path) -> int | None:

@@ -1,0 +1,51 @@
+"""Applicability decides what convert applies: automatic fixes always, suggested ones only with
+--unsafe-fixes, manual ones never; the summary counts exactly what was applied."""
+
+from __future__ import annotations
+
+import json
+
+from corpus_cases import CORPUS
+from typer.testing import CliRunner
+
+from porter.cli import app
+from porter.config import Config
+from porter.convert import ConvertOptions, convert
+from porter.findings import FixKind
+from porter.scan import scan
+
+runner = CliRunner()
+
+
+def test_no_suggested_edit_is_applied_without_the_flag(tmp_path):
+    src = CORPUS / "library"
+    suggested = [f for f in scan([src], Config()).findings if f.fix is FixKind.SUGGESTED and f.edits]
+    assert suggested, "the corpus needs suggested findings with edits (cuBLASLt names) for this test"
+    for mode in ("hip", "portable"):
+        result = convert(ConvertOptions(src, tmp_path / mode, mode), Config())
+        applied = [f for o in result.files for f in o.applied]
+        assert applied and all(f.fix is FixKind.AUTO for f in applied)
+        text = (tmp_path / mode / "cublaslt_matmul.cpp").read_text()
+        assert "cublasLtMatmulDescCreate" in text and "hipblasLtMatmulDescCreate" not in text
+        left = {(f.rule, f.line) for o in result.files for f in o.left}
+        assert {(f.rule, f.line) for f in suggested} <= left
+
+
+def test_unsafe_fixes_apply_suggested_edits_and_count_them(tmp_path):
+    src = CORPUS / "library"
+    out = tmp_path / "hip"
+    done = runner.invoke(app, ["convert", str(src), "-o", str(out), "--mode", "hip", "--unsafe-fixes", "-f", "json"])
+    assert done.exit_code == 0, done.output
+    text = (out / "cublaslt_matmul.cpp").read_text()
+    assert "hipblasLtMatmulDescCreate" in text
+    report = json.loads(done.stdout)
+    applied = [f for file in report["files"] for f in file["applied"]]
+    assert any(f["rule"] == "LIB002" and f["fix"] == "suggested" for f in applied)
+    assert report["summary"]["fixes_applied"] == len(applied)
+    left = [f for file in report["files"] for f in file["left"]]
+    assert not any(f["rule"] == "LIB002" for f in left)
+
+
+def test_manual_findings_carry_no_edits():
+    findings = scan([CORPUS], Config()).findings
+    assert all(not f.edits for f in findings if f.fix is FixKind.MANUAL)
