@@ -195,26 +195,9 @@ def convert(
     if format is PlainFormat.JSON:
         typer.echo(json.dumps(result.to_json(), indent=2))
         return
-    summary = result.summary()
-    stream = sys.stderr if diff else sys.stdout
-    print(
-        f"converted {summary['files_scanned']} file(s) to {summary['output']} ({summary['mode']}): "
-        f"{summary['files_changed']} changed, {summary['fixes_applied']} fix(es) applied",
-        file=stream,
-    )
-    for category, count in summary["fixes_by_category"].items():
-        print(f"  {category}: {count}", file=stream)
-    for rel, why in summary["not_copied"].items():
-        print(f"not copied: {rel}: {why}", file=stream)
-    if summary["conflicts"]:
-        print(f"{len(summary['conflicts'])} finding(s) not applied: their edits conflict", file=stream)
-        for conflict in summary["conflicts"]:
-            print(f"  {conflict['file']}:{conflict['line']} {conflict['rule']} {conflict['message']}", file=stream)
-    print(
-        f"{summary['left_for_a_person']} finding(s) left for a person"
-        + (": " + ", ".join(f"{r} {n}" for r, n in summary["left_by_rule"].items()) if summary["left_by_rule"] else ""),
-        file=stream,
-    )
+    from porter.report.text import convert_summary
+
+    print(convert_summary(result.summary()), end="", file=sys.stderr if diff else sys.stdout)
 
 
 def _with_progress(work):
@@ -259,24 +242,9 @@ def build(
     if format is PlainFormat.JSON:
         write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
         return
-    lines = []
-    for unit in result.units:
-        status = unit.status + (f" [{unit.cls}]" if unit.cls else "") + (" (cached)" if unit.cached else "")
-        lines.append(
-            f"{unit.target:<7} {unit.variant:<10} {unit.file}: {status}"
-            + (f"\n        {unit.diagnostic}" if unit.diagnostic else "")
-        )
-    lines.append("")
-    header = f"{'kernel':<40} {'target':<16} {'regs':>5} {'shared':>7} {'spill':>6} {'occupancy':>9}  limiter"
-    lines.append(header)
-    for kernel in result.kernels:
-        for tgt, res in kernel["targets"].items():
-            occupancy = "" if res.get("occupancy") is None else f"{res['occupancy']:g}"
-            lines.append(
-                f"{kernel['name'][:40]:<40} {tgt:<16} {res.get('registers', ''):>5} {res.get('shared_bytes', ''):>7} "
-                f"{res.get('spill_bytes', ''):>6} {occupancy:>9}  {res.get('limiter') or ''}"
-            )
-    write_output("\n".join(lines) + "\n", output)
+    from porter.report.text import build_listing
+
+    write_output(build_listing(result), output)
 
 
 def _build_targets(values: list[str] | None):
@@ -315,18 +283,9 @@ def verify(
     if format is PlainFormat.JSON:
         write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
     else:
-        gpus = ", ".join(g for names in result.gpus.values() for g in names) or "none"
-        lines = [f"GPUs: {gpus}"]
-        for case in result.cases:
-            figures = (
-                "" if case.max_abs_err is None else f"  max abs {case.max_abs_err:.3g}, mismatches {case.mismatches}"
-            )
-            timing = "" if case.time_ratio is None else f"  time x{case.time_ratio:.2f}"
-            lines.append(
-                f"{case.target:<7} {case.variant:<14} {case.name}: {case.status}{figures}{timing}"
-                + (f"  ({case.reason})" if case.reason else "")
-            )
-        write_output("\n".join(lines) + "\n", output)
+        from porter.report.text import verify_listing
+
+        write_output(verify_listing(result), output)
     if result.failed:
         raise typer.Exit(1)
 
@@ -411,14 +370,9 @@ def check(
     if format is PlainFormat.JSON:
         typer.echo(json.dumps(outcome.to_json(), indent=2))
     else:
-        for finding in outcome.new:
-            typer.echo(
-                f"{finding.file}:{finding.line}:{finding.span.column}: {finding.rule} {finding.severity}: {finding.message}"
-            )
-        typer.echo(
-            f"porter check: {len(outcome.new)} new finding(s) at or above {fail_on}; "
-            f"{outcome.known} in the baseline, {outcome.below_threshold} new below {fail_on}, {outcome.suppressed} suppressed inline"
-        )
+        from porter.report.text import check_listing
+
+        typer.echo(check_listing(outcome, str(fail_on)), nl=False)
     raise typer.Exit(1 if outcome.failed else 0)
 
 
@@ -484,8 +438,9 @@ def rules(
             ]
             typer.echo(json.dumps(rows, indent=2))
             return
-        for r in catalogue.values():
-            typer.echo(f"{r.id}  {r.name:<32} {r.category:<18} {r.severity:<8} {r.fix:<9} {r.summary}")
+        from porter.report.text import rules_listing
+
+        typer.echo(rules_listing(catalogue.values()), nl=False)
         return
     rule = catalogue.get(rule_id.upper()) or next((r for r in catalogue.values() if r.name == rule_id), None)
     if rule is None:
@@ -510,11 +465,9 @@ def doctor(format: Annotated[PlainFormat, typer.Option("--format", "-f")] = Plai
     if format is PlainFormat.JSON:
         typer.echo(json.dumps({"checks": [c.to_json() for c in checks], "ok": not missing}, indent=2))
     else:
-        for c in checks:
-            mark = {"ok": "ok", "missing": "MISSING", "unavailable": "unavailable"}[c.status]
-            typer.echo(f"{mark:<12} {c.name}: {c.detail}")
-            if c.status != "ok" and c.advice:
-                typer.echo(f"{'':<12} get it: {c.advice}")
+        from porter.report.text import doctor_listing
+
+        typer.echo(doctor_listing(checks), nl=False)
     raise typer.Exit(1 if missing else 0)
 
 

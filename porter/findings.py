@@ -28,25 +28,6 @@ class Engine(StrEnum):
     LIBCLANG = "libclang"
 
 
-CATEGORIES = (
-    "api",
-    "library",
-    "build",
-    "warp-size",
-    "lane-mask",
-    "warp-sync",
-    "inline-asm",
-    "matrix",
-    "async-copy",
-    "launch-bounds",
-    "shared-memory",
-    "numeric-format",
-    "cooperative-groups",
-    "arch-guard",
-    "torch-extension",
-    "scan-limits",
-)
-
 _INCLUDE_LINE = re.compile(r"\s*#\s*include\s*[<\"]([^>\"]+)[>\"]")
 SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 

@@ -1,4 +1,5 @@
-"""The default `porter scan` listing: compact, grouped by file, one line per finding."""
+"""The text every command prints: scan's listing (compact, grouped by file, one line per finding),
+and the summaries of convert, build, verify, check, doctor and rules. cli.py only dispatches here."""
 
 from __future__ import annotations
 
@@ -36,3 +37,75 @@ def _summary_line(summary: dict) -> str:
         f"{summary['findings']} finding(s) in {summary['files']} file(s), {summary['lines']} lines "
         f"[{severities}] [fix: {fixes}] in {summary['seconds']:.2f}s"
     )
+
+
+def convert_summary(summary: dict) -> str:
+    lines = [
+        f"converted {summary['files_scanned']} file(s) to {summary['output']} ({summary['mode']}): "
+        f"{summary['files_changed']} changed, {summary['fixes_applied']} fix(es) applied"
+    ]
+    lines += [f"  {category}: {count}" for category, count in summary["fixes_by_category"].items()]
+    lines += [f"not copied: {rel}: {why}" for rel, why in summary["not_copied"].items()]
+    if summary["conflicts"]:
+        lines.append(f"{len(summary['conflicts'])} finding(s) not applied: their edits conflict")
+        lines += [f"  {c['file']}:{c['line']} {c['rule']} {c['message']}" for c in summary["conflicts"]]
+    by_rule = ", ".join(f"{r} {n}" for r, n in summary["left_by_rule"].items())
+    lines.append(f"{summary['left_for_a_person']} finding(s) left for a person" + (f": {by_rule}" if by_rule else ""))
+    return "\n".join(lines) + "\n"
+
+
+def build_listing(result) -> str:
+    """One line per unit and target (its class and first diagnostic when it failed), then the kernels."""
+    lines = []
+    for unit in result.units:
+        status = unit.status + (f" [{unit.cls}]" if unit.cls else "") + (" (cached)" if unit.cached else "")
+        lines.append(
+            f"{unit.target:<7} {unit.variant:<10} {unit.file}: {status}"
+            + (f"\n        {unit.diagnostic}" if unit.diagnostic else "")
+        )
+    lines += ["", f"{'kernel':<40} {'target':<16} {'regs':>5} {'shared':>7} {'spill':>6} {'occupancy':>9}  limiter"]
+    for kernel in result.kernels:
+        for target, res in kernel["targets"].items():
+            occupancy = "" if res.get("occupancy") is None else f"{res['occupancy']:g}"
+            lines.append(
+                f"{kernel['name'][:40]:<40} {target:<16} {res.get('registers', ''):>5} {res.get('shared_bytes', ''):>7} "
+                f"{res.get('spill_bytes', ''):>6} {occupancy:>9}  {res.get('limiter') or ''}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def verify_listing(result) -> str:
+    gpus = ", ".join(g for names in result.gpus.values() for g in names) or "none"
+    lines = [f"GPUs: {gpus}"]
+    for case in result.cases:
+        figures = "" if case.max_abs_err is None else f"  max abs {case.max_abs_err:.3g}, mismatches {case.mismatches}"
+        timing = "" if case.time_ratio is None else f"  time x{case.time_ratio:.2f}"
+        reason = f"  ({case.reason})" if case.reason else ""
+        lines.append(f"{case.target:<7} {case.variant:<14} {case.name}: {case.status}{figures}{timing}{reason}")
+    return "\n".join(lines) + "\n"
+
+
+def check_listing(outcome, fail_on: str) -> str:
+    lines = [f"{f.file}:{f.line}:{f.span.column}: {f.rule} {f.severity}: {f.message}" for f in outcome.new]
+    lines.append(
+        f"porter check: {len(outcome.new)} new finding(s) at or above {fail_on}; "
+        f"{outcome.known} in the baseline, {outcome.below_threshold} new below {fail_on}, "
+        f"{outcome.suppressed} suppressed inline"
+    )
+    return "\n".join(lines) + "\n"
+
+
+DOCTOR_MARKS = {"ok": "ok", "missing": "MISSING", "unavailable": "unavailable"}
+
+
+def doctor_listing(checks) -> str:
+    lines = []
+    for check in checks:
+        lines.append(f"{DOCTOR_MARKS[check.status]:<12} {check.name}: {check.detail}")
+        if check.status != "ok" and check.advice:
+            lines.append(f"{'':<12} get it: {check.advice}")
+    return "\n".join(lines) + "\n"
+
+
+def rules_listing(rules) -> str:
+    return "".join(f"{r.id}  {r.name:<32} {r.category:<18} {r.severity:<8} {r.fix:<9} {r.summary}\n" for r in rules)

@@ -45,6 +45,11 @@ FAMILIES: tuple[ModuleType, ...] = (
 )
 
 
+def categories() -> tuple[str, ...]:
+    """Every finding category, in the order of the families that declare them (one per family)."""
+    return tuple(dict.fromkeys(rule.category for family in FAMILIES for rule in family.RULES))
+
+
 def unsupported_on_amd(finding) -> bool:
     """Does the finding's rule name something AMD has no counterpart for?"""
     rule = all_rules().get(finding.rule)
@@ -62,4 +67,4 @@ def all_rules() -> dict[str, Rule]:
     return dict(sorted(rules.items()))
 
 
-__all__ = ["FAMILIES", "FileContext", "Rule", "all_rules", "unsupported_on_amd"]
+__all__ = ["FAMILIES", "FileContext", "Rule", "all_rules", "categories", "unsupported_on_amd"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from porter.findings import CATEGORIES, Edit, Engine, Finding, FixKind, Severity
+from porter.findings import Edit, Engine, Finding, FixKind, Severity
 from porter.source import SNIPPET_BYTES
 
 if TYPE_CHECKING:
@@ -40,10 +40,6 @@ class Rule:
     # what the construct needs has no AMD counterpart (TMA, cuDNN, PTX without a translation, ...):
     # a build failure where such a finding stands is an unsupported feature, not porter's error
     unsupported_on_amd: bool = False
-
-    def __post_init__(self) -> None:
-        if self.category not in CATEGORIES:
-            raise ValueError(f"rule {self.id}: unknown category {self.category!r}")
 
     def explain(self) -> str:
         """The rule's documentation in Markdown, with ruff's fixed headings."""
