@@ -34,6 +34,10 @@ class Config:
     source: Path | None = None
     raw: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.rocm_version, RocmVersion):  # Config(rocm_version="6.4") in code and tests
+            self.rocm_version = RocmVersion.parse(self.rocm_version, "rocm_version")
+
     def with_overrides(self, targets: list[str] | None, rocm_version: str | None) -> Config:
         if targets:
             self.targets = validate_targets(targets, "--target")

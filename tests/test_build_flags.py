@@ -10,9 +10,9 @@ from compilers import require_hip, require_nvcc
 from corpus_cases import CORPUS
 from typer.testing import CliRunner
 
-from porter.targets import toolchains
 from porter.build.flags import ROOT, project_flags
 from porter.cli import app
+from porter.targets import toolchains
 
 runner = CliRunner()
 

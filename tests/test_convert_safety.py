@@ -148,3 +148,29 @@ def test_bomless_wide_text_and_unlistable_folders_fail_the_scan_unless_kept_goin
     assert result.exit_code == 2
     assert "locked: Permission denied" in result.output and "w.cu: cannot decode" in result.output
     assert runner.invoke(app, ["scan", str(tree), "--keep-going"]).exit_code == 0
+
+
+def test_output_folders_keep_the_users_umask(src, tmp_path):
+    previous = os.umask(0o022)
+    try:
+        run(src, tmp_path / "out")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o755
+
+
+def test_build_converts_for_the_amd_targets_it_builds(tmp_path, monkeypatch):
+    import porter.build.run as build_run
+
+    seen = []
+
+    def converting(options, config, progress):
+        seen.append(config.targets)
+        raise SystemExit(0)  # enough: the conversion was asked for these targets
+
+    monkeypatch.setattr(build_run, "convert", converting)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.cu").write_text(KERNEL)
+    runner.invoke(app, ["build", str(tree), "--target", "sm_90", "--target", "gfx950"])
+    assert seen == [("gfx950",)]

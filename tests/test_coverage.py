@@ -14,9 +14,14 @@ from porter.source import SourceFile, kind_of
 IDENTIFIER = re.compile(rb"(?<![\w$])[A-Za-z_]\w*")
 
 
+# The scan-limit rules need an 8 MiB file or a thousand findings of one rule: no corpus file is
+# that large; tests/test_scan_limits.py generates what fires them.
+GENERATED_ONLY = {"SCN001", "SCN002"}
+
+
 def test_every_rule_fires_somewhere_in_the_corpus(corpus_scan, libclang_available):
     fired = {f.rule for f in corpus_scan.findings}
-    assert set(all_rules()) - fired == set()
+    assert set(all_rules()) - fired - GENERATED_ONLY == set()
 
 
 def test_every_cuda_name_with_a_hip_equivalent_is_reported(corpus_scan):

@@ -12,9 +12,9 @@ import zipfile
 import pytest
 from typer.testing import CliRunner
 
+from porter.cli import app
 from porter.targets import provision
 from porter.targets.remote_wheel import RemoteFileError, read_members
-from porter.cli import app
 
 
 @pytest.fixture(autouse=True)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from porter.targets import toolchains
 from porter.rules.tables import load_tables
+from porter.targets import toolchains
 
 REPO = Path(__file__).resolve().parent.parent
 TOKEN = re.compile(rb"\b[A-Za-z_]\w*\b")

@@ -11,8 +11,8 @@ from compilers import hip_compile, nvcc_compile, require_hip, require_nvcc
 from corpus_cases import CORPUS, directives
 from typer.testing import CliRunner
 
-from porter.targets import toolchains
 from porter.cli import app
+from porter.targets import toolchains
 
 NVCC_CASES = sorted(p for p in CORPUS.rglob("*.cu") if "nvcc" in directives(p))
 

@@ -79,7 +79,10 @@ def _convert_torch_headers(include: Path, work: Path) -> None:
     try:
         for directory in CONVERTED_DIRS:
             shutil.copytree(include / directory, source / directory)
-        result = convert(ConvertOptions(source, work / "tree", mode="hip"), Config(), None)
+        # torch's ROCm build renames these headers to hipBLASLt and the like, names porter only
+        # suggests for a user's code (their first checked release is newer): here they are applied
+        options = ConvertOptions(source, work / "tree", mode="hip", unsafe_fixes=True)
+        result = convert(options, Config(), None)
     finally:
         shutil.rmtree(source, ignore_errors=True)
     for entry in (work / "tree").iterdir():

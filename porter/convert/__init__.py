@@ -22,7 +22,6 @@ from porter import __version__
 from porter.config import Config
 from porter.convert import buildfiles
 from porter.convert.compat import (
-    CMAKE_MODULE,
     existing_names,
     existing_packages,
     name_map,
@@ -43,7 +42,9 @@ from porter.discover import ALWAYS_SKIPPED_DIRS, GENERATED_FILES
 from porter.findings import Edit, Finding
 from porter.parse import parse
 from porter.rewrite import applicable, edits_for_mode, rewrite
-from porter.rules.base import COMPAT_HEADER, COMPAT_INCLUDE
+from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER, COMPAT_INCLUDE
+from porter.rules.build import cmake_packages
+from porter.rules.tables import load_tables
 from porter.scan import ScanResult, scan
 from porter.source import FileKind, SourceFile
 
@@ -159,10 +160,9 @@ def _convert_locked(options: ConvertOptions, config: Config, progress, destinati
     ]
     needs_compat = any(o.changed for o in outcomes) or (src / COMPAT_HEADER).is_file()
     generated = {COMPAT_HEADER: render_header(names, config.targets).encode()} if needs_compat else {}
-    cmake_findings = [f for f in result.findings if f.rule == "BLD003"]
     cmake_changed = any(o.rel.endswith(("CMakeLists.txt", ".cmake")) and o.changed for o in outcomes)
     if options.mode == "portable" and (cmake_changed or (src / CMAKE_MODULE).is_file()):
-        packages = buildfiles.cmake_packages(cmake_findings) + existing_packages(src / CMAKE_MODULE)
+        packages = cmake_packages(result.findings, load_tables().libraries) + existing_packages(src / CMAKE_MODULE)
         generated[CMAKE_MODULE] = render_cmake(config.targets, packages).encode()
     changed = {o.out_rel: o.data for o in outcomes if o.changed}
     skipped: dict[str, str] = {}
@@ -197,10 +197,7 @@ def _out_rel(rel: str, mode: str) -> str:
 def _convert_file(source: SourceFile, findings: list[Finding], options: ConvertOptions, config: Config) -> FileOutcome:
     mode = options.mode
     extra: list[tuple[Finding | None, Edit]] = []
-    if source.kind is FileKind.CMAKE:
-        extra += buildfiles.cmake_edits(source.data, findings, mode, _module_dir(source.rel), config.targets)
-    handled = {id(f) for f, _ in extra}
-    left = [f for f in findings if not applicable(f, options.unsafe_fixes) and id(f) not in handled]
+    left = [f for f in findings if not applicable(f, options.unsafe_fixes)]
     if source.kind.is_c_family and _needs_compat(source, findings, mode, options.unsafe_fixes):
         extra.append((None, _compat_include(source)))
     if options.annotate:
@@ -229,16 +226,15 @@ def _needs_compat(source: SourceFile, findings: list[Finding], mode: str, unsafe
     """Will the converted file use a name the compat header defines (or need hip_runtime.h)?"""
     if COMPAT_INCLUDE.search(source.data):
         return False
+    # portable mode makes the hip-mode renames through the header's name map, so they count there too
     uses_compat = any(
-        f.category in COMPAT_CATEGORIES and applicable(f, unsafe_fixes) and edits_for_mode(f, mode) for f in findings
+        f.category in COMPAT_CATEGORIES
+        and applicable(f, unsafe_fixes)
+        and (f.edits if mode == "portable" else edits_for_mode(f, mode))
+        for f in findings
     )
     syncs = any(f.category == "warp-sync" for f in findings)
     return uses_compat or syncs or (source.kind is FileKind.CUDA and DEVICE_CODE.search(source.data) is not None)
-
-
-def _module_dir(rel: str) -> str:
-    depth = rel.count("/")
-    return "../" * depth
 
 
 def _compat_include(source: SourceFile) -> Edit:

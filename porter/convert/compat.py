@@ -12,10 +12,9 @@ from porter import __version__
 from porter.findings import Finding
 from porter.rewrite import applicable, edits_for_mode
 from porter.rules.api import COMPILER_MACRO
-from porter.rules.base import COMPAT_HEADER
+from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER
 from porter.targets import known as known_targets
 
-CMAKE_MODULE = "porter_gpu.cmake"
 _DEFINE = re.compile(
     r"^#define ((?:cuda|cu|CU|CUDA|cublas|CUBLAS|curand|CURAND|cusparse|CUSPARSE|cufft|CUFFT|cusolver|CUSOLVER|nvrtc|NVRTC|make_cu|__nv|__CUDA)\w*) (\w+)$",
     re.M,

@@ -164,6 +164,7 @@ def write_tree(out: Path, plan: TreePlan, manifest: dict) -> None:
     remove_stale_staging(out)
     manifest = {**manifest, "files": {}, "links": dict(sorted(plan.links.items()))}
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.porter-", dir=out.parent))
+    os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes it 0700; OUT gets the user's usual mode
     (staging / INCOMPLETE).write_text("porter convert was interrupted before this tree was complete\n")
     try:
         for rel, source in sorted(plan.copies.items()):
@@ -199,6 +200,12 @@ def _swap_into_place(staging: Path, out: Path) -> None:
     staging.rename(out)
     if previous is not None:
         shutil.rmtree(previous, ignore_errors=True)
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def _inside(root: Path, rel: str) -> Path:

@@ -90,6 +90,7 @@ def _dedent(text: str) -> str:
 
 
 COMPAT_HEADER = "porter_compat.h"
+CMAKE_MODULE = "porter_gpu.cmake"  # convert writes it at the root of a portable tree with CMake files
 COMPAT_INCLUDE = re.compile(rb'#\s*include\s*"(?:[^"]*/)?porter_compat\.h"')
 
 

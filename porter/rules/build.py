@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterable
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.rules.base import FileContext, Rule
+from porter.rewrite import edits_for_mode
+from porter.rules.base import CMAKE_MODULE, FileContext, Rule
 from porter.source import FileKind
 
 CMAKE_CUDA_LANGUAGE = Rule(
@@ -67,6 +68,13 @@ CUDA_ARCH_FLAGS = Rule(
 
 RULES = (CMAKE_CUDA_LANGUAGE, CMAKE_FIND_CUDA, CUDA_LIBRARY_LINK, CUDA_ARCH_FLAGS)
 
+# The structural CMake fixes are the findings' own edits, one set per conversion mode. portable: the
+# project keeps CUDA as its default and gains `-DPORTER_USE_HIP=ON` through the generated
+# porter_gpu.cmake; hip: the CUDA language, packages and architectures are replaced outright. A
+# finding that carries such edits is automatic; where none applies (a flag in a string, setup.py),
+# it stays suggested.
+_STATEMENT = re.compile(rb"(?i)\b(project|enable_language|find_package|set)\s*\(")
+
 _LANGUAGE = re.compile(rb"(?i)\b(?:project\s*\([^)]*\bLANGUAGES\b[^)]*?\b(CUDA)\b|enable_language\s*\(\s*(CUDA)\b)")
 _FIND_CUDA = re.compile(rb"(?i)\bfind_package\s*\(\s*(CUDAToolkit|CUDA)\b")
 _ARCH = re.compile(
@@ -86,17 +94,14 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if kind is FileKind.CMAKE:
         for match in _LANGUAGE.finditer(data):
             group = 1 if match.group(1) else 2
-            yield CMAKE_CUDA_LANGUAGE.finding(
-                ctx,
-                match.start(group),
-                match.end(group),
-                "the CUDA language is enabled; ROCm builds need the HIP language",
-            )
+            edits = _language_edits(ctx, data, match.start(group), match.end(group))
+            message = "the CUDA language is enabled; ROCm builds need the HIP language"
+            yield _structural(CMAKE_CUDA_LANGUAGE, ctx, match.start(group), match.end(group), message, edits)
         for match in _FIND_CUDA.finditer(data):
             package = match.group(1).decode()
-            yield CMAKE_FIND_CUDA.finding(
-                ctx, match.start(1), match.end(1), f"`find_package({package})` fails on ROCm; use `find_package(hip)`"
-            )
+            edits = _find_package_edits(ctx, data, match.start(1))
+            message = f"`find_package({package})` fails on ROCm; use `find_package(hip)`"
+            yield _structural(CMAKE_FIND_CUDA, ctx, match.start(1), match.end(1), message, edits)
     yield from _arch_flags(ctx, data)
     yield from _links(ctx, data)
 
@@ -104,7 +109,114 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 def _arch_flags(ctx: FileContext, data: bytes) -> Iterable[Finding]:
     for match in _ARCH.finditer(data):
         flag = match.group().decode(errors="replace")
-        yield CUDA_ARCH_FLAGS.finding(ctx, match.start(), match.end(), f"`{flag}` names NVIDIA architectures")
+        if _behind_cuda_switch(data, match.start()):
+            continue  # `if(NOT PORTER_USE_HIP)`: these architectures serve the CUDA build only
+        edits = _architecture_edits(ctx, data, match.start()) if ctx.source.kind is FileKind.CMAKE else ()
+        message = f"`{flag}` names NVIDIA architectures"
+        yield _structural(CUDA_ARCH_FLAGS, ctx, match.start(), match.end(), message, edits)
+
+
+def _structural(rule: Rule, ctx: FileContext, start: int, end: int, message: str, edits) -> Finding:
+    fix = FixKind.AUTO if edits else None
+    return rule.finding(ctx, start, end, message, edits=tuple(edits), fix=fix)
+
+
+def _module_include(ctx: FileContext) -> bytes:
+    """`include(...)` of porter_gpu.cmake, which convert writes at the root of the tree."""
+    module_dir = "../" * ctx.source.rel.count("/")
+    return f'include("${{CMAKE_CURRENT_LIST_DIR}}/{module_dir}{CMAKE_MODULE}")'.encode()
+
+
+def _language_edits(ctx: FileContext, data: bytes, start: int, end: int) -> list[Edit]:
+    statement = _statement_around(data, start)
+    if statement is None:
+        return []
+    first, last, command = statement
+    newline = ctx.source.newline.encode()
+    if command == "project":
+        token_start = start - (len(data[:start]) - len(data[:start].rstrip()))
+        architectures = ";".join(ctx.config.targets).encode()
+        return [
+            Edit(token_start, end, b"", mode="portable"),
+            Edit(last, last, newline + _module_include(ctx), mode="portable"),
+            Edit(start, end, b"HIP", mode="hip"),
+            Edit(last, last, newline + b'set(CMAKE_HIP_ARCHITECTURES "' + architectures + b'")', mode="hip"),
+        ]
+    if command == "enable_language":
+        return [Edit(first, last, _module_include(ctx), mode="portable"), Edit(first, last, b"enable_language(HIP)", mode="hip")]
+    return []
+
+
+def _find_package_edits(ctx: FileContext, data: bytes, offset: int) -> list[Edit]:
+    statement = _statement_around(data, offset)
+    if statement is None or statement[2] != "find_package":
+        return []
+    first, last, _ = statement
+    newline = ctx.source.newline.encode()
+    text = ctx.source.data[first:last]
+    wrapped = _CUDA_SWITCH + newline + b"  " + text + newline + b"endif()"
+    return [Edit(first, last, wrapped, mode="portable"), Edit(first, last, b"find_package(hip REQUIRED)", mode="hip")]
+
+
+def _architecture_edits(ctx: FileContext, data: bytes, offset: int) -> list[Edit]:
+    """`set(CMAKE_CUDA_ARCHITECTURES ...)`: hip mode names the AMD targets instead; portable mode keeps it
+    for the CUDA build only (porter_gpu.cmake sets the HIP architectures)."""
+    statement = _statement_around(data, offset)
+    if statement is None or statement[2] != "set" or b"CMAKE_CUDA_ARCHITECTURES" not in data[statement[0] : statement[1]]:
+        return []
+    first, last, _ = statement
+    architectures = ";".join(ctx.config.targets).encode()
+    newline = ctx.source.newline.encode()
+    wrapped = _CUDA_SWITCH + newline + b"  " + ctx.source.data[first:last] + newline + b"endif()"
+    return [
+        Edit(first, last, wrapped, mode="portable"),
+        Edit(first, last, b'set(CMAKE_HIP_ARCHITECTURES "' + architectures + b'")', mode="hip"),
+    ]
+
+
+_CUDA_SWITCH = b"if(NOT PORTER_USE_HIP)"
+
+
+def _behind_cuda_switch(data: bytes, offset: int) -> bool:
+    """Is the statement at `offset` the first inside a portable port's `if(NOT PORTER_USE_HIP)`?"""
+    before = data[max(0, offset - 200) : offset]
+    line_start = before.rfind(b"\n")
+    previous = before[: line_start if line_start != -1 else 0].rstrip().rsplit(b"\n", 1)[-1]
+    return previous.strip() == _CUDA_SWITCH
+
+
+def _statement_around(data: bytes, offset: int) -> tuple[int, int, str] | None:
+    """(start, end, command) of the CMake command call that contains `offset`."""
+    best = None
+    for match in _STATEMENT.finditer(data, 0, offset + 1):
+        best = match
+    if best is None:
+        return None
+    depth, index = 0, best.end() - 1
+    while index < len(data):
+        char = data[index : index + 1]
+        if char == b"(":
+            depth += 1
+        elif char == b")":
+            depth -= 1
+            if depth == 0:
+                return (best.start(), index + 1, best.group(1).decode().lower()) if index >= offset else None
+        index += 1
+    return None
+
+
+def cmake_packages(findings: list[Finding], libraries: dict) -> list[str]:
+    """The ROCm CMake packages the link findings' HIP targets come from (porter_gpu.cmake finds them)."""
+    packages = []
+    for finding in findings:
+        if finding.rule != CUDA_LIBRARY_LINK.id:
+            continue
+        for edit in edits_for_mode(finding, "hip"):
+            target = edit.replacement.decode()
+            for library in libraries.values():
+                if target in library.get("cmake", {}).values() and library.get("cmake_package"):
+                    packages.append(library["cmake_package"])
+    return packages
 
 
 def _link_renames(ctx: FileContext) -> dict[str, str]:
@@ -127,13 +239,19 @@ def _links(ctx: FileContext, data: bytes) -> Iterable[Finding]:
     for match in target_pattern.finditer(data):
         name = match.group().decode()
         if name in targets:
-            yield _link_finding(ctx, match.start(), match.end(), name, targets[name])
+            choice = _link_choice(b"", targets[name].encode(), name.encode())
+            portable = Edit(match.start(), match.end(), choice, mode="portable")
+            yield _link_finding(ctx, match.start(), match.end(), name, targets[name], portable)
     libraries = _library_renames(ctx)
     alternation = "|".join(re.escape(n) for n in sorted(libraries, key=len, reverse=True))
     flag_pattern = re.compile(rf"-l({alternation})\b".encode())
     for match in flag_pattern.finditer(data):
         name = match.group(1).decode()
-        yield _link_finding(ctx, match.start(1), match.end(1), name, libraries[name])
+        portable = None
+        if ctx.source.kind is FileKind.CMAKE:
+            choice = _link_choice(b"-l", libraries[name].encode(), name.encode())
+            portable = Edit(match.start(), match.end(), choice, mode="portable")
+        yield _link_finding(ctx, match.start(1), match.end(1), name, libraries[name], portable)
     if ctx.source.kind is FileKind.SETUP_PY:
         quoted = re.compile(rb"""\blibraries\s*=\s*\[[^\]]*""")
         for block in quoted.finditer(data):
@@ -151,6 +269,11 @@ def _links(ctx: FileContext, data: bytes) -> Iterable[Finding]:
                     block.start() + item.start(), block.start() + item.end(), choice.encode(), mode="portable"
                 )
                 yield _link_finding(ctx, start, start + len(name), name, libraries[name], portable)
+
+
+def _link_choice(prefix: bytes, rocm: bytes, cuda: bytes) -> bytes:
+    """A CMake generator expression that links the ROCm library under porter's HIP switch."""
+    return b"$<IF:$<BOOL:${PORTER_USE_HIP}>," + prefix + rocm + b"," + prefix + cuda + b">"
 
 
 def _link_finding(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from porter.targets import Target
+from porter.targets import Target, target
 
 SYSROOT_HIP_VERSION = "5.7"
 CUDA_HEADERS_VERSION = "12.9"
@@ -134,9 +134,10 @@ class HipToolchain:
             flags.append(f"--rocm-device-lib-path={self.device_lib_path}")
         return flags
 
-    def supports(self, target: Target) -> bool:
+    def supports(self, chosen: Target | str) -> bool:
         """Whether this clang knows the target (gfx950 needs LLVM 20; clang-19 does not know it)."""
-        return target.is_amd and self.llvm_major >= (target.min_llvm or 0)
+        chosen = target(chosen) if isinstance(chosen, str) else chosen
+        return chosen.is_amd and self.llvm_major >= (chosen.min_llvm or 0)
 
 
 def _clang_major(clang: Path) -> int | None:
