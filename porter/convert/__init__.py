@@ -34,6 +34,7 @@ from porter.convert.output import (
     TreePlan,
     check_backup_suffix,
     check_destination,
+    check_placement,
     locked,
     write_in_place,
     write_tree,
@@ -138,6 +139,8 @@ def convert(options: ConvertOptions, config: Config, progress=None) -> ConvertRe
     elif options.out is None:
         raise OutputError("an output directory is required (-o OUT), or --in-place")
     destination = src if options.in_place else options.out
+    if not options.in_place:
+        check_placement(src, destination)
     with locked(destination):
         if not options.in_place:
             check_destination(src, destination, options.mode, options.force)

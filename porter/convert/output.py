@@ -56,8 +56,8 @@ def check_backup_suffix(suffix: str) -> None:
         )
 
 
-def check_destination(src: Path, out: Path, mode: str, force: bool = False) -> None:
-    """OUT must be new, empty, or an earlier porter output holding nothing but what porter wrote."""
+def check_placement(src: Path, out: Path) -> None:
+    """OUT and SRC must not hold each other (checked before anything, a lock included, is written)."""
     src_resolved, out_resolved = src.resolve(), out.resolve()
     if out_resolved == src_resolved or src_resolved in out_resolved.parents:
         raise OutputError(
@@ -65,6 +65,11 @@ def check_destination(src: Path, out: Path, mode: str, force: bool = False) -> N
         )
     if out_resolved in src_resolved.parents:
         raise OutputError(f"{out}: the output must not contain the input tree {src}")
+
+
+def check_destination(src: Path, out: Path, mode: str, force: bool = False) -> None:
+    """OUT must be new, empty, or an earlier porter output holding nothing but what porter wrote."""
+    check_placement(src, out)
     recover_swap(out)
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out}: exists and is not a directory")
