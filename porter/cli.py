@@ -44,6 +44,21 @@ class SetupPart(StrEnum):
     CUDA_LIBRARIES = "cuda-libraries"
 
 
+# The options several commands share, declared once. Values are checked against porter's one target
+# table (porter.targets) where they are used, with the same messages everywhere.
+AmdTargets = Annotated[
+    list[str] | None,
+    typer.Option("--target", help="AMD targets the port is for, e.g. gfx942 (repeat or comma-separate; default gfx942)."),
+]
+BuildTargets = Annotated[
+    list[str] | None,
+    typer.Option("--target", help="sm_* and gfx* targets, e.g. sm_90 gfx942 gfx950 (repeat; default sm_90, gfx942)."),
+]
+RocmVersionOption = Annotated[
+    str | None, typer.Option("--rocm-version", help="ROCm release the port targets: 5.7 to 7.2 (default 6.4).")
+]
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"porter: error: {message}", err=True)
     return typer.Exit(code)
@@ -88,12 +103,8 @@ def scan(
     paths: Annotated[list[Path], typer.Argument(help="Files or directories; the first is the root of reported paths.")],
     format: Annotated[ScanFormat, typer.Option("--format", "-f", help="Output format.")] = ScanFormat.TEXT,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
-    target: Annotated[
-        list[str] | None, typer.Option("--target", help="AMD targets, e.g. gfx942 (repeat or comma-separate).")
-    ] = None,
-    rocm_version: Annotated[
-        str | None, typer.Option("--rocm-version", help="ROCm release the port targets (default 6.4).")
-    ] = None,
+    target: AmdTargets = None,
+    rocm_version: RocmVersionOption = None,
     jobs: Annotated[
         int | None, typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: all cores).")
     ] = None,
@@ -150,10 +161,8 @@ def convert(
     mode: Annotated[
         ConvertMode, typer.Option("--mode", help="portable: one source for nvcc and hipcc; hip: a HIP tree.")
     ] = ConvertMode.PORTABLE,
-    target: Annotated[list[str] | None, typer.Option("--target", help="AMD targets (default gfx942).")] = None,
-    rocm_version: Annotated[
-        str | None, typer.Option("--rocm-version", help="ROCm release targeted (default 6.4).")
-    ] = None,
+    target: AmdTargets = None,
+    rocm_version: RocmVersionOption = None,
     diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff of every changed file.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite SRC itself, keeping backups.")] = False,
     backup_suffix: Annotated[
@@ -214,9 +223,7 @@ def _with_progress(work):
 @app.command()
 def build(
     path: Annotated[Path, typer.Argument(help="The source tree.")],
-    target: Annotated[
-        list[str] | None, typer.Option("--target", help="sm_80, sm_90, gfx90a, gfx942, gfx950 (repeat).")
-    ] = None,
+    target: BuildTargets = None,
     format: Annotated[PlainFormat, typer.Option("--format", "-f")] = PlainFormat.TEXT,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1)] = None,
@@ -256,7 +263,7 @@ def _build_targets(values: list[str] | None):
 @app.command()
 def verify(
     path: Annotated[Path, typer.Argument(help="The source tree with [tool.porter.verify] cases.")],
-    target: Annotated[list[str] | None, typer.Option("--target", help="sm_90, gfx942, ... (repeat).")] = None,
+    target: BuildTargets = None,
     format: Annotated[PlainFormat, typer.Option("--format", "-f")] = PlainFormat.TEXT,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     record: Annotated[Path | None, typer.Option("--record", help="Store outputs, timings and provenance here.")] = None,
@@ -328,8 +335,8 @@ def baseline(
     output: Annotated[Path, typer.Option("--output", "-o", help="The baseline file to write.")] = Path(
         "porter-baseline.json"
     ),
-    target: Annotated[list[str] | None, typer.Option("--target")] = None,
-    rocm_version: Annotated[str | None, typer.Option("--rocm-version")] = None,
+    target: AmdTargets = None,
+    rocm_version: RocmVersionOption = None,
 ) -> None:
     """Record today's findings, so that `porter check` fails only on new ones."""
     from porter.check import write_baseline
@@ -351,8 +358,8 @@ def check(
     sarif: Annotated[
         Path | None, typer.Option("--sarif", help="Also write the scan as SARIF (for code scanning).")
     ] = None,
-    target: Annotated[list[str] | None, typer.Option("--target")] = None,
-    rocm_version: Annotated[str | None, typer.Option("--rocm-version")] = None,
+    target: AmdTargets = None,
+    rocm_version: RocmVersionOption = None,
 ) -> None:
     """The CI gate: exit 1 on new findings at or above --fail-on, 0 otherwise, 2 on a usage error."""
     from porter.check import check as run_check
@@ -384,7 +391,7 @@ app.add_typer(ci_app, name="ci")
 def ci_init(
     root: Annotated[Path, typer.Argument(help="The repository root.")] = Path("."),
     baseline_file: Annotated[str, typer.Option("--baseline")] = "porter-baseline.json",
-    target: Annotated[str, typer.Option("--target")] = "gfx942",
+    target: Annotated[str, typer.Option("--target", help="The AMD target the workflow builds for.")] = "gfx942",
     gpu_labels: Annotated[
         str, typer.Option("--gpu-labels", help="Runner labels of the ROCm GPU job, comma-separated.")
     ] = "self-hosted,rocm",
@@ -396,6 +403,9 @@ def ci_init(
 
     if not root.is_dir():
         raise fail(f"{root}: not a directory")
+    from porter.config import validate_targets
+
+    target = ",".join(validate_targets([target], "--target"))
     labels = tuple(label.strip() for label in gpu_labels.split(",") if label.strip())
     if not labels:
         raise fail("--gpu-labels needs at least one label")
