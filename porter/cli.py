@@ -273,6 +273,10 @@ def verify(
     init: Annotated[
         bool, typer.Option("--init", help="Propose cases from the kernels' signatures (TOML), to complete by hand.")
     ] = False,
+    emulate: Annotated[
+        bool,
+        typer.Option("--emulate", help="Run kernel cases on porter's CPU device even where a GPU is present."),
+    ] = False,
 ) -> None:
     """Build a harness per case for the original and the port, run it on the GPUs present, compare."""
     from porter.config import load_config
@@ -286,7 +290,9 @@ def verify(
     if compare is not None and not (compare / "manifest.json").is_file():
         raise fail(f"{compare}: not a recorded verify run (no manifest.json); make one with --record")
     config = load_config(path)
-    result = run_verify(path, _build_targets(target), config, record=record, reference_dir=compare)
+    result = run_verify(
+        path, _build_targets(target), config, record=record, reference_dir=compare, use_emulator=emulate or None
+    )
     if format is PlainFormat.JSON:
         write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
     else:

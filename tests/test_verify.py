@@ -156,14 +156,14 @@ def test_bf16_is_compared_as_numbers():
     assert result.passed and result.max_ulp == 1 and result.max_abs_err == pytest.approx(2**-7)
 
 
-def test_without_a_gpu_every_harness_builds_and_nothing_is_called_passed(tmp_path):
+def test_without_a_gpu_and_without_the_emulator_every_harness_builds_and_nothing_is_called_passed(tmp_path):
     require_nvcc()
     require_hip()
     tree = tmp_path / "verify"
     shutil.copytree(VERIFY_CORPUS, tree)
     before = {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()}
     record = tmp_path / "goldens" / "run"
-    result = verify(tree, ("sm_90", "gfx942"), load_config(tree), gpus=NO_GPUS, record=record)
+    result = verify(tree, ("sm_90", "gfx942"), load_config(tree), gpus=NO_GPUS, record=record, use_emulator=False)
     cases = load_cases(load_config(tree))
     manifest = json.loads((record / "manifest.json").read_text())
     assert manifest["provenance"]["gpus"] == NO_GPUS and manifest["provenance"]["toolchains"]["nvcc"]
@@ -200,10 +200,13 @@ def test_cli_json_has_the_documented_fields(tmp_path):
         "time_ratio",
     }
     assert all(fields <= set(c) for c in data["cases"])
-    assert {c["status"] for c in data["cases"]} == {"not-run"}
+    # no GPU: the CPU device ran every case; a planted bug fails, and no emulated timing is reported
+    assert {c["variant"] for c in data["cases"]} == {"emu-original", "emu-port"}
+    assert {c["status"] for c in data["cases"]} == {"pass", "fail"}
+    assert all(c["time_ratio"] is None and c["built"].startswith("emulated") for c in data["cases"])
     report = runner.invoke(app, ["report", str(out), "-o", str(tmp_path / "report.md")])
     assert report.exit_code == 0, report.output
-    assert f"Verify: {len(data['cases'])} not-run." in (tmp_path / "report.md").read_text()
+    assert "Verify: " in (tmp_path / "report.md").read_text()
 
 
 def test_compare_needs_a_recorded_run(tmp_path):

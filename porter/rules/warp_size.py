@@ -95,9 +95,13 @@ LANE_LOOP = Rule(
     category="warp-size",
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
-    summary="Loop over the lanes of a warp bounded by 32",
-    what="Finds loops bounded by 32 whose counter is used as a shuffle lane or offset, or compared with a lane id.",
-    why=WHY_WAVE64 + "\nLanes 32 to 63 are never visited.",
+    summary="Loop over the lanes of a warp bounded by 32, or striding from a lane id by 32",
+    what=(
+        "Finds loops bounded by 32 whose counter is used as a shuffle lane or offset, or compared with a lane id; "
+        "and loops that start at a lane id (by dataflow) and step by 32, the lanes of a warp striding over a row."
+    ),
+    why=WHY_WAVE64
+    + "\nLanes 32 to 63 are never visited; in a strided loop they repeat the elements of lanes 0-31 (a sum counts them twice).",
     example="for (int src = 0; src < 32; ++src)\n  acc += __shfl_sync(0xffffffff, v, src);",
     use_instead=f"`for (int src = 0; src < {portable.WARP_SIZE}; ++src)`.",
 )
@@ -220,6 +224,14 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
         value = int_value(right, ctx.source)
         if value is None and operator == "/" and _float_literal(ctx, right) == 32.0:
             value = 32  # blockDim.x / 32.f: a warp count in floating point
+        if operator in ("==", "!=") and value == 31 and _is_lane(ctx, left) and facts.is_device_code(node):
+            # `lane == 31`: the last lane of a 32-lane warp (a scan's total, a leader at the end)
+            yield LANE_ARITHMETIC.finding(
+                ctx, right.start_byte, right.end_byte,
+                f"`{_short(ctx, left)} {operator} 31` picks the last lane of a 32-lane warp; on wave64 it is lane 63",
+                edits=_literal_edit(ctx, right, f"({portable.WARP_SIZE} - 1)"),
+            )  # fmt: skip
+            continue
         if (operator, value) not in ARITHMETIC:
             continue
         on_device = facts.is_device_code(node)
@@ -238,6 +250,11 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 right.end_byte,
                 f"`{_short(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
             )
+
+
+def _is_lane(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """A lane id by dataflow: built from `& 31`, `% 32`, `% warpSize`, `__lane_id()` and the like."""
+    return VarClass.LANE in ctx.device.expression_classes(node)
 
 
 def _short(ctx: FileContext, node: tree_sitter.Node) -> str:
@@ -386,6 +403,14 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
         if parts is None or not ctx.device.is_device_code(loop):
             continue
         counter, start, condition, body = parts
+        stride = _lane_stride(ctx, loop, counter, start)
+        if stride is not None:
+            yield LANE_LOOP.finding(
+                ctx, stride.start_byte, stride.end_byte,
+                f"`{counter}` starts at a lane id and steps by 32: on wave64 lanes 32-63 repeat the elements of lanes 0-31",
+                edits=_literal_edit(ctx, stride, portable.WARP_SIZE),
+            )  # fmt: skip
+            continue
         loop_text = ctx.source.text(loop.start_byte, loop.end_byte)
         uses_shuffle = any(name in loop_text for name in SHUFFLE_CALLS)
         start_value = int_value(start, ctx.source)
@@ -417,6 +442,20 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
                 "loop over lanes stops short of lane 63: lanes 32-63 of a wave64 wavefront are never reached",
                 edits=_literal_edit(ctx, bound, replacement),
             )  # fmt: skip
+
+
+def _lane_stride(ctx: FileContext, loop, counter: str, start) -> tree_sitter.Node | None:
+    """The `32` of `for (c = lane; ...; c += 32)`, where the start is a lane id by dataflow."""
+    update = loop.child_by_field_name("update")
+    if update is None or update.type != "assignment_expression":
+        return None
+    left, right = update.child_by_field_name("left"), update.child_by_field_name("right")
+    operator = update.child_by_field_name("operator")
+    if left is None or right is None or operator is None or ctx.source.text(left.start_byte, left.end_byte) != counter:
+        return None
+    if ctx.source.text(operator.start_byte, operator.end_byte) != "+=" or int_value(right, ctx.source) != 32:
+        return None
+    return right if VarClass.LANE in ctx.device.expression_classes(start) else None
 
 
 def _upper_bound(ctx: FileContext, condition: tree_sitter.Node, counter: str) -> tree_sitter.Node | None:

@@ -166,6 +166,8 @@ class Variant(StrEnum):
     HIP_AMD = "hip-amd"  # verify: the portable port's harness built for gfx*
     TORCH_ORIGINAL = "torch-original"  # verify: a PyTorch extension as given
     TORCH_PORT = "torch-port"  # verify: the extension after porter's conversion
+    EMU_ORIGINAL = "emu-original"  # verify without a GPU: the original on porter's CPU device at 32 lanes
+    EMU_PORT = "emu-port"  # verify without a GPU: the port on the CPU device at a target's warp width
 
     @classmethod
     def built_for(cls, chosen: Target) -> Variant:

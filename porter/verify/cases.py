@@ -357,9 +357,12 @@ def _torch_case(table: dict, where: str) -> TorchCase:
     )
 
 
+EXPECTATIONS = ("pass", "fail", "hang", "error")  # hang and error: faults the CPU device must report
+
+
 def _expect(value, where: str) -> str:
-    if value not in ("pass", "fail"):
-        raise ConfigError(f'{where}: expect must be "pass" or "fail", got {value!r}')
+    if value not in EXPECTATIONS:
+        raise ConfigError(f"{where}: expect must be one of {', '.join(EXPECTATIONS)}, got {value!r}")
     return value
 
 

@@ -24,7 +24,7 @@ from porter.errors import PorterError
 from porter.targets import Variant, parse_targets, target, toolchains
 from porter.targets.command import first_error, links, toolchain_command, why_unavailable
 from porter.targets.nvcc_args import UnsafeArgument
-from porter.verify import extension, harness
+from porter.verify import emulate, extension, harness
 from porter.verify.cases import Case, Compared, TorchCase, load_cases, load_torch_cases
 from porter.verify.compare import compare
 
@@ -40,7 +40,7 @@ class CaseResult:
     name: str
     variant: str
     target: str
-    status: str  # pass | fail | not-run | build-failed
+    status: str  # pass | fail | not-run | build-failed | hang | error
     reason: str | None = None
     max_abs_err: float | None = None
     max_rel_err: float | None = None
@@ -51,7 +51,7 @@ class CaseResult:
     time_ms_spread: float | None = None
     time_ratio: float | None = None
     built: str | None = None  # "linked", "compiled (not linked: ...)"
-    expected: str = "pass"  # "fail" for planted bugs
+    expected: str | None = "pass"  # "fail" for planted bugs; None: no verdict expected
     gpu: str | None = None
 
 
@@ -74,9 +74,19 @@ class VerifyResult:
 
     @property
     def failed(self) -> bool:
-        return any(
-            c.status == "build-failed" or c.status != c.expected and c.status in ("pass", "fail") for c in self.cases
-        )
+        """A build that failed, an emulated run that hung or stopped where a pass was expected, or a verdict
+        other than the expected one (a case with no expectation, such as a planted wave64 bug at 32 lanes, counts
+        only its build)."""
+        return any(c.status == "build-failed" or not _as_expected(c) for c in self.cases)
+
+
+def _as_expected(case: CaseResult) -> bool:
+    """A verdict matches what the case expects; a planted bug is caught whether its port fails, stops or hangs."""
+    if case.expected is None or case.status not in ("pass", "fail", "hang", "error"):
+        return True
+    if case.expected == "fail":
+        return case.status in ("fail", "error", "hang")
+    return case.status == case.expected
 
 
 def detect_gpus() -> dict[str, list[str]]:
@@ -187,7 +197,10 @@ def verify(
     record: Path | None = None,
     reference_dir: Path | None = None,
     gpus: dict[str, list[str]] | None = None,
+    use_emulator: bool | None = None,
 ) -> VerifyResult:
+    """Run every case on the GPUs present; with none (or `emulate=True`), kernel cases run on porter's
+    CPU device at each target's warp width instead (porter.verify.emulate)."""
     if not root.is_dir():
         raise VerifyError(f"{root}: verify takes a directory")
     targets = tuple(t.id for t in parse_targets(targets))
@@ -197,11 +210,16 @@ def verify(
             f"{root}: no verify cases; declare [[tool.porter.verify.case]] (or .torch) or run `porter verify --init`"
         )
     gpus = detect_gpus() if gpus is None else gpus
+    use_emulator = not any(gpus.values()) if use_emulator is None else use_emulator
     results: list[CaseResult] = []
     work = Path(tempfile.mkdtemp(prefix="porter-verify-"))
     try:
         trees = _stage(root, cases, torch_cases, work, config)
-        for case in cases:
+        if use_emulator and cases:
+            emulated = _emulated_trees(trees, work)
+            for case in cases:
+                results += _emulate_case(case, targets, emulated, work)
+        for case in cases if not use_emulator else []:
             for target_id in targets:
                 results += _verify_case(case, target_id, trees, work, gpus, reference_dir)
         for case in torch_cases:
@@ -265,6 +283,74 @@ def _verify_case(case, target_id, trees, work, gpus, reference_dir) -> list[Case
                     result.time_ratio = result.time_ms_median / base
         results.append(result)
     return results
+
+
+def _emulated_trees(trees: dict, work: Path) -> tuple[Path, Path]:
+    """The original and the port staged for the host compiler (dynamic shared arrays rewritten)."""
+    return (
+        emulate.stage(trees[REFERENCE], work / "emulated" / "original"),
+        emulate.stage(trees[Variant.CUDA_PORT], work / "emulated" / "port"),
+    )
+
+
+def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path], work: Path) -> list[CaseResult]:
+    """emu-original at 32 lanes, then emu-port at each target's width, compared with it."""
+    original, port = trees
+    # a hand-written port runs as its author wrote it; porter's own port is its portable conversion
+    port_tree, port_harness = (
+        (original, harness.harness_name(case, port=True)) if case.port else (port, harness.harness_name(case))
+    )
+    lacking = emulate.unsupported(original / (case.port or case.source)) or emulate.unsupported(original / case.source)
+    fault = case.expect in ("hang", "error")  # the original itself must hang or stop
+    reference = CaseResult(case.name, Variant.EMU_ORIGINAL, "cpu-w32", "not-run", lacking)
+    reference.expected = case.expect if fault else "pass"
+    rows = [reference]
+    for target_id in targets:
+        width = target(target_id).wavefront
+        # a planted wave64 bug must fail at 64 lanes; at 32 it may pass, so no verdict is expected there
+        expected = case.expect if width == 64 or case.expect != "fail" else None
+        rows.append(CaseResult(case.name, Variant.EMU_PORT, target_id, "not-run", lacking, expected=expected))
+    if lacking:
+        return rows
+    reference_outputs = _emulated_run(case, original, harness.harness_name(case), 32, work, reference, "original")
+    if reference_outputs is not None:
+        reference.status, reference.reason = "pass", "reference run on the CPU at 32 lanes"
+    by_width: dict[int, tuple[CaseResult, Path | None]] = {}
+    for row in rows[1:]:
+        width = target(row.target).wavefront
+        if width not in by_width:
+            outputs = _emulated_run(case, port_tree, port_harness, width, work, row, f"port-w{width}")
+            if outputs is not None and reference_outputs is not None:
+                _compare_outputs(case, row, reference_outputs, outputs)
+            elif outputs is not None:
+                row.reason = f"not compared: the original did not run ({reference.reason})"
+            by_width[width] = (row, outputs)
+        else:
+            _copy_verdict(by_width[width][0], row)
+        row.built = f"emulated on the CPU at {width} lanes"
+    reference.built = "emulated on the CPU at 32 lanes"
+    return rows
+
+
+def _emulated_run(case, tree: Path, harness_file: str, width: int, work: Path, row: CaseResult, label: str):
+    """Build and run one harness on the CPU device; the outputs' folder, or None with the row's status set."""
+    executable = work / "bin" / f"{case.name}-emu-{label}"
+    executable.parent.mkdir(parents=True, exist_ok=True)
+    ok, log = emulate.compile_harness(tree / harness_file, tree, width, executable)
+    if not ok:
+        row.status, row.reason = "build-failed", f"the CPU device could not build it: {_diagnostic(log)}"
+        return None
+    outputs = work / "outputs" / case.name / f"emu-{label}"
+    status, message = emulate.run_harness(executable, outputs, tree)
+    if status != "ran":
+        row.status, row.reason = status, message
+        return None
+    return outputs
+
+
+def _copy_verdict(source: CaseResult, row: CaseResult) -> None:
+    for name in ("status", "reason", "max_abs_err", "max_rel_err", "max_ulp", "mismatches", "first_mismatch"):
+        setattr(row, name, getattr(source, name))
 
 
 def _verify_torch_case(case: TorchCase, trees, work: Path, reference_dir: Path | None) -> list[CaseResult]:

@@ -1,0 +1,26 @@
+// Verify cases for porter's CPU device: faults it must report, never hang on or pass over.
+
+// Half the block waits at a barrier that the other half, spinning on a flag the first half sets
+// after it, never reaches: a deadlock on any GPU.
+__global__ void divergent_barrier(int* out) {
+  __shared__ int flag;
+  if (threadIdx.x == 0) flag = 0;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    __syncthreads();
+    atomicExch(&flag, 1);
+  } else {
+    while (atomicAdd(&flag, 0) == 0) {
+    }
+  }
+  out[threadIdx.x] = flag;
+}
+
+// A per-lane shared array sized for 32 lanes, indexed by a lane id that runs past it.
+__global__ void lane_table_overflow(const int* in, int* out) {
+  __shared__ int table[32];  // expect: WRP003
+  int lane = threadIdx.x;
+  table[lane] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = table[31 - (lane & 31)];
+}

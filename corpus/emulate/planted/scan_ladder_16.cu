@@ -1,0 +1,18 @@
+// A planted port of ../warp_ops.cu's block_scan: lane and warp ids follow warpSize, the scan ladder
+// still stops below 32. Right at 32 lanes; at 64 lanes 32-63 never see lanes 0-31.
+__global__ void block_scan(const int* in, int* out, int n) {
+  __shared__ int totals[32];  // expect: WRP003
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x % warpSize;
+  int warp = threadIdx.x / warpSize;
+  int v = i < n ? in[i] : 0;
+  for (int d = 1; d < 32; d *= 2) {  // expect: WRP002
+    int t = __shfl_up(v, d);
+    if (lane >= d) v += t;
+  }
+  if (lane == warpSize - 1) totals[warp] = v;
+  __syncthreads();
+  int offset = 0;
+  for (int w = 0; w < warp; ++w) offset += totals[w];
+  if (i < n) out[i] = v + offset;
+}

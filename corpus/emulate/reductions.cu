@@ -1,0 +1,59 @@
+// Verify cases for porter's CPU device: reductions written for 32-lane warps, as real kernels do.
+
+// A block sum: each warp reduces with shuffles, lane 0 parks the warp's partial in shared memory,
+// and the first warp reduces the partials.
+__global__ void block_sum(const float* in, float* out, int n) {
+  __shared__ float partial[32];  // expect: WRP003
+  int lane = threadIdx.x & 31;  // expect: WRP001
+  int warp = threadIdx.x >> 5;  // expect: WRP001
+  float v = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v += in[i];
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: WRP002 SYN001 MSK001
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < blockDim.x / 32 ? partial[lane] : 0.0f;  // expect: WRP001
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: WRP002 SYN001 MSK001
+    if (lane == 0) out[blockIdx.x] = v;
+  }
+}
+
+// A warp sum per 32 threads, added atomically into the block's slot.
+__global__ void warp_sum_atomic(const float* in, float* out, int columns) {
+  float v = 0.0f;
+  for (int c = threadIdx.x; c < columns; c += blockDim.x) v += in[blockIdx.x * columns + c];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: WRP002 SYN001 MSK001
+  if ((threadIdx.x & 31) == 0) atomicAdd(&out[blockIdx.x], v);  // expect: WRP001
+}
+
+// The largest value of each block, by a warp max then an atomic max on its bits (values are >= 0).
+__global__ void block_max(const float* in, unsigned* out, int n) {
+  float v = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v = fmaxf(v, fabsf(in[i]));
+  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, offset));  // expect: WRP002 SYN001 MSK001
+  if (threadIdx.x % 32 == 0) atomicMax(out, __float_as_uint(v));  // expect: WRP001
+}
+
+// Rows of a matrix, one warp per row in a grid-stride loop, lanes striding over the columns.
+__global__ void row_softmax(const float* in, float* out, int rows, int cols) {
+  const int lane = threadIdx.x % 32;  // expect: WRP001
+  const int warps = blockDim.x / 32;  // expect: WRP001
+  for (int row = blockIdx.x * warps + threadIdx.x / 32; row < rows; row += gridDim.x * warps) {  // expect: WRP001
+    const float* x = in + row * cols;
+    float m = -1e30f;
+    for (int c = lane; c < cols; c += 32) m = fmaxf(m, x[c]);  // expect: WRP005
+    for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, offset));  // expect: WRP002 SYN001 MSK001
+    float s = 0.0f;
+    for (int c = lane; c < cols; c += 32) s += __expf(x[c] - m);  // expect: WRP005
+    for (int offset = 16; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffff, s, offset);  // expect: WRP002 SYN001 MSK001
+    for (int c = lane; c < cols; c += 32) out[row * cols + c] = __expf(x[c] - m) / s;  // expect: WRP005
+  }
+}
+
+// Per-warp integer sums with the reduce intrinsic, then one atomic per warp.
+__global__ void reduce_intrinsic(const int* in, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned v = i < n ? static_cast<unsigned>(in[i]) : 0u;
+  unsigned total = __reduce_add_sync(0xffffffff, v);  // expect: SYN004 MSK001
+  if ((threadIdx.x & 31) == 0) atomicAdd(out, static_cast<int>(total));  // expect: WRP001
+}

@@ -1,0 +1,110 @@
+"""Verify cases on porter's CPU device (porter/verify/emulator), with the warp width as the variable under test.
+
+Without a GPU (or with `--emulate`) each kernel case runs as `emu-original`, the CUDA source at 32
+lanes, and as `emu-port`, porter's portable conversion (or the case's hand-written port) at the
+width of each target: 64 lanes for gfx90a/gfx942/gfx950, 32 for RDNA and NVIDIA. The port's
+outputs are compared with the original's under the case's tolerances. A kernel that deadlocks is
+`hang`, one the emulator stops (a lane outside its `_sync` mask, lanes at different collectives,
+a shared array indexed out of bounds) is `error`, each with the emulator's message; a construct the
+emulator lacks (inline PTX, tensor-core and TMA code, library calls) is `not-run` with its name,
+found by the scan before anything is compiled. Emulated timings are never reported.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+EMULATOR = Path(__file__).resolve().parent / "emulator"
+SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".inl", ".cpp", ".cc")
+# `extern __shared__ T name[];` has no C++ spelling as a per-block thread_local: it becomes a
+# pointer to the block's dynamic shared memory
+EXTERN_SHARED = re.compile(
+    rb"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?([\w:<>,\s*]+?)\s*(?:__align__\s*\(\s*\d+\s*\)\s*)?(\w+)\s*\[\s*\]\s*;"
+)
+# what the CPU device cannot run, as it appears in a source (the scan names the line)
+UNSUPPORTED = {
+    "inline PTX (asm)": re.compile(rb"\basm\s*(?:volatile\s*)?\("),
+    "tensor-core WMMA (nvcuda::wmma)": re.compile(rb"\bnvcuda::wmma\b|\bwmma::"),
+    "cuBLAS/cuDNN/cuRAND library calls": re.compile(rb"\b(?:cublas|cudnn|curand|cusparse|cufft)\w*\s*\("),
+    "TMA, clusters and wgmma": re.compile(rb"\bcp\.async\.bulk|\bcluster_dims|\bwgmma"),
+    "cooperative groups": re.compile(rb"cooperative_groups"),
+}
+EXIT_HANG, EXIT_ERROR = 124, 125
+TIMEOUT_SECONDS = 60
+
+
+def host_compiler() -> str | None:
+    return shutil.which("g++") or shutil.which("clang++")
+
+
+def stage(tree: Path, into: Path) -> Path:
+    """A copy of `tree` the host compiler can take: dynamic shared arrays become per-block pointers."""
+    shutil.copytree(tree, into, symlinks=True, ignore=shutil.ignore_patterns(".git", "__pycache__"))
+    for path in into.rglob("*"):
+        if path.is_file() and not path.is_symlink() and path.suffix in SOURCE_SUFFIXES:
+            data = path.read_bytes()
+            rewritten = EXTERN_SHARED.sub(
+                lambda m: m.group(1).strip() + b"* " + m.group(2) + b" = reinterpret_cast<" + m.group(1).strip()
+                + b"*>(porter_emu::dynamic_shared());",
+                data,
+            )  # fmt: skip
+            if rewritten != data:
+                path.write_bytes(rewritten)
+    return into
+
+
+def unsupported(source: Path) -> str | None:
+    """The first construct the CPU device cannot run in the kernel's source, with its line."""
+    data = source.read_bytes()
+    for what, pattern in UNSUPPORTED.items():
+        match = pattern.search(data)
+        if match:
+            line = data.count(b"\n", 0, match.start()) + 1
+            return f"not-run: emulator lacks {what} ({source.name}:{line})"
+    return None
+
+
+def compile_harness(harness: Path, tree: Path, width: int, executable: Path) -> tuple[bool, str]:
+    """Build one harness for the CPU device at `width` lanes: (ok, the compiler's log)."""
+    compiler = host_compiler()
+    if compiler is None:
+        return False, "no host C++ compiler (g++ or clang++) to build the CPU device"
+    command = [
+        compiler, "-std=c++17", "-O1", "-x", "c++", f"-DPORTER_EMULATOR={width}",
+        f"-I{EMULATOR / 'include'}", f"-I{tree}", f"-I{harness.parent}",
+        "-fsanitize=bounds", "-fno-sanitize-recover=bounds",  # shared arrays indexed out of bounds stop the run
+        "-w", str(harness), "-o", str(executable), "-pthread",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    return done.returncode == 0, (done.stderr + done.stdout).strip()
+
+
+def run_harness(
+    executable: Path, outputs: Path, tree: Path | None = None, timeout: float = TIMEOUT_SECONDS
+) -> tuple[str, str]:
+    """(status, message): `ran`, or `hang` / `error` with the emulator's own words (paths relative to `tree`)."""
+    outputs.mkdir(parents=True, exist_ok=True)
+    environment = {"PORTER_EMU_TIMEOUT": str(timeout), "PATH": "/usr/bin:/bin"}
+    try:
+        done = subprocess.run(
+            [str(executable), str(outputs)], capture_output=True, text=True, timeout=timeout + 30, env=environment
+        )
+    except subprocess.TimeoutExpired:
+        return "hang", f"the emulated kernel did not finish within {timeout + 30:.0f} s"
+    log = done.stderr + done.stdout
+    message = _emulator_message(log.replace(f"{tree}/", "") if tree is not None else log)
+    if done.returncode == 0:
+        return "ran", ""
+    if done.returncode == EXIT_HANG:
+        return "hang", message
+    return "error", message or f"the emulated harness exited with status {done.returncode}"
+
+
+def _emulator_message(log: str) -> str:
+    for line in log.splitlines():
+        if line.startswith(("porter-emu:", "porter-harness:")) or "runtime error" in line:
+            return line.strip()[:400]
+    return log.strip()[-400:]
