@@ -10,6 +10,8 @@ mkdir -p reports/corpus
 .venv/bin/porter build corpus --target sm_90 --target gfx942 --hip-nvidia --format json --output reports/corpus/build.json
 .venv/bin/porter verify corpus/verify --target sm_90 --target gfx942 --format json --output reports/corpus/verify.json \
   || echo "porter verify: some cases failed; see reports/corpus/verify.json"
+.venv/bin/porter verify corpus/emulate --target gfx942 --target gfx1100 --format json --output reports/corpus/emulate.json \
+  || echo "porter verify: some emulated cases did not give their expected verdict; see reports/corpus/emulate.json"
 .venv/bin/porter report reports/corpus/scan.json reports/corpus/convert.json \
   reports/corpus/build.json reports/corpus/verify.json \
   --output reports/corpus/report.html --output reports/corpus/report.md \
