@@ -163,4 +163,6 @@ def test_build_and_verify_results_render_as_a_matrix_an_occupancy_chart_and_tabl
 
     verify = re.search(r'<section id="verify">(.*?)</section>', dom, re.S).group(1)
     statuses = re.findall(r'<td class="(?:info|error)">([\w-]+)</td>', verify)
-    assert statuses and set(statuses) == {"not-run"}  # no GPU: never reported as passed
+    # no GPU: the cases ran on porter's CPU device; the planted port fails there, the rest pass
+    assert statuses and set(statuses) == {"pass", "fail"}
+    assert "reference run on the CPU at 32 lanes" in verify

@@ -30,7 +30,7 @@ UNSUPPORTED = {
     "tensor-core WMMA (nvcuda::wmma)": re.compile(rb"\bnvcuda::wmma\b|\bwmma::"),
     "cuBLAS/cuDNN/cuRAND library calls": re.compile(rb"\b(?:cublas|cudnn|curand|cusparse|cufft)\w*\s*\("),
     "TMA, clusters and wgmma": re.compile(rb"\bcp\.async\.bulk|\bcluster_dims|\bwgmma"),
-    "cooperative groups": re.compile(rb"cooperative_groups"),
+    "grid-wide cooperative groups (grid sync, cluster groups)": re.compile(rb"this_grid\s*\(|grid_group|cluster_group"),
 }
 EXIT_HANG, EXIT_ERROR = 124, 125
 TIMEOUT_SECONDS = 60
