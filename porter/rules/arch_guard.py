@@ -199,7 +199,7 @@ def _version_tests(ctx: FileContext) -> Iterable[Finding]:
             ctx,
             match.start(),
             match.end(),
-            f"`{match.group().decode()}` is undefined under hipcc: this does not compile there",
+            f"`{match.group().decode(errors='replace')}` is undefined under hipcc: this does not compile there",
         )
     for node in _conditions(ctx.parsed.root) + _ifdefs(ctx.parsed.root):
         text = ctx.source.data[node.start_byte : node.end_byte]
@@ -213,5 +213,5 @@ def _version_tests(ctx: FileContext) -> Iterable[Finding]:
                 ctx,
                 start,
                 start + len(match.group()),
-                f"`{match.group().decode()}` is undefined under hipcc: this branch is decided as if for an old CUDA",
+                f"`{match.group().decode(errors='replace')}` is undefined under hipcc: this branch is decided as if for an old CUDA",
             )

@@ -118,14 +118,15 @@ def _auto_tiles(ctx: FileContext, qualified: str, rocm) -> Iterable[Finding]:
     for match in pattern.finditer(ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
             continue
-        tile = f"{match.group(3).decode()}thread_block_tile<{match.group(4).decode()}>"
+        qualifier, size = (match.group(n).decode("utf-8", "surrogateescape") for n in (3, 4))
+        tile = f"{qualifier}thread_block_tile<{size}>"
         broken = rocm < FIXED_TILE_MEMBERS
         yield AMBIGUOUS_TILE.finding(
             ctx,
             match.start(1),
             match.end(1),
             f"`auto` keeps the parent-typed tile: its size()/thread_rank()/sync() are ambiguous in HIP 5.x; declare `{tile}`",
-            edits=(Edit(match.start(1), match.end(1), tile.encode()),),
+            edits=(Edit(match.start(1), match.end(1), tile.encode("utf-8", "surrogateescape")),),
             severity=Severity.ERROR if broken else Severity.INFO,
         )
 

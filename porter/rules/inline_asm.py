@@ -91,4 +91,5 @@ def _exact_edit(statement: AsmStatement, own) -> Edit | None:
     replacement = fill_template(entry.template, statement.operands, instruction)
     if replacement is None:
         return None
-    return Edit(statement.start, statement.end, replacement.encode())
+    # operands are the file's own bytes, decoded with surrogateescape: encode them back the same way
+    return Edit(statement.start, statement.end, replacement.encode("utf-8", "surrogateescape"))

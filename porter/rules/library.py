@@ -246,7 +246,7 @@ def _namespaces(ctx: FileContext) -> Iterable[Finding]:
     for match in pattern.finditer(ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) not in NAME_CONTEXTS:
             continue
-        spelled = re.sub(r"\s+", "", match.group().decode())
+        spelled = re.sub(r"\s+", "", match.group().decode(errors="replace"))
         family, hip = renames[spelled]
         rule = _library_rule(ctx, family)
         if hip is None:

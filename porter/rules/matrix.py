@@ -122,7 +122,7 @@ def _wmma(ctx: FileContext) -> Iterable[Finding]:
         if ctx.parsed.context_at(match.start(), match.end()) not in (Context.CODE, Context.MACRO_BODY):
             continue
         line = ctx.source.position(match.start())[0]
-        api = (match.group(1) or match.group(2) or b"").decode()
+        api = (match.group(1) or match.group(2) or b"").decode(errors="replace")
         shape = _FRAGMENT.match(data, match.start(1)) if api == "fragment" else None
         if shape is not None:
             key = "x".join(g.decode() for g in shape.groups())
