@@ -63,7 +63,7 @@ def unsupported(source: Path) -> str | None:
         match = pattern.search(data)
         if match:
             line = data.count(b"\n", 0, match.start()) + 1
-            return f"not-run: emulator lacks {what} ({source.name}:{line})"
+            return f"the emulator lacks {what} ({source.name}:{line})"
     return None
 
 
