@@ -193,12 +193,12 @@ def _analyze(source, file, config, deep, extra_args, result: FileResult, cap: in
     result.lines, result.size = source.line_count, len(source.data)
     ctx = None
     try:
-        ctx = FileContext(parsed=ParsedFile(source, None), config=config, tables=load_tables())
-        if scan_limits.needs_token_pass(ctx):
+        token_pass = scan_limits.needs_token_pass(source)
+        parsed = ParsedFile(source, None) if token_pass else parse(source)
+        ctx = FileContext(parsed=parsed, config=config, tables=load_tables())
+        if token_pass:
             result.findings.append(scan_limits.too_large(ctx))
-        else:
-            ctx.parsed = parse(source)
-            result.parse_errors = error_count(ctx.parsed)
+        result.parse_errors = error_count(parsed)
         for family in FAMILIES:
             result.findings.extend(family.check(ctx))
         if ctx.parsed.tree is not None:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from porter.findings import Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
+from porter.source import SourceFile
 
 FULL_ANALYSIS_BYTES = 8 * 1024 * 1024
 FINDINGS_PER_RULE = 1000
@@ -60,8 +61,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     return ()
 
 
-def needs_token_pass(ctx: FileContext) -> bool:
-    return ctx.source.kind.is_c_family and len(ctx.source.data) > FULL_ANALYSIS_BYTES
+def needs_token_pass(source: SourceFile) -> bool:
+    """A C-family file too large for a syntax tree and the dataflow rules."""
+    return source.kind.is_c_family and len(source.data) > FULL_ANALYSIS_BYTES
 
 
 def too_large(ctx: FileContext) -> Finding:
