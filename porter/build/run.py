@@ -30,7 +30,7 @@ from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.errors import PorterError
 from porter.scan import scan
-from porter.targets import Target, Variant, parse_targets
+from porter.targets import Target, Variant, parse_targets, target
 
 
 class BuildError(PorterError):
@@ -103,13 +103,13 @@ def _tasks(root, trees, chosen, hip_nvidia, only) -> list[tuple]:
     pairs = [(t, Variant.built_for(t)) for t in chosen]
     pairs += [(t, Variant.HIP_NVIDIA) for t in chosen if hip_nvidia and t.is_nvidia]
     tasks = []
-    for target, variant in pairs:
+    for built, variant in pairs:
         tree = trees[variant]
         for path in translation_units(tree):
             rel = path.relative_to(tree).as_posix()
             if variant is Variant.CUDA and path.suffix == ".hip" or only is not None and rel not in only:
                 continue  # HIP sources have no CUDA build
-            tasks.append((path, rel, tree, target.id, str(variant), flags.for_unit(rel, tree, variant)))
+            tasks.append((path, rel, tree, built.id, str(variant), flags.for_unit(rel, tree, variant)))
     return tasks
 
 
@@ -121,7 +121,7 @@ def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
     parsed_logs = []
     for (unit, log), (_, rel, tree, target_id, variant, flags) in zip(outcomes, tasks, strict=True):
         classify(unit, findings_by_file, cuda_failed, headers, tree)
-        chosen = parse_targets([target_id])[0]
+        chosen = target(target_id)
         found = parse_ptxas(log) if chosen.is_nvidia else parse_amdgpu_remarks(log)
         parsed_logs.append((unit, rel, tree, chosen, variant, flags, found))
         mangled_all.extend(found)

@@ -199,7 +199,7 @@ def verify(
     gpus: dict[str, list[str]] | None = None,
     use_emulator: bool | None = None,
 ) -> VerifyResult:
-    """Run every case on the GPUs present; with none (or `emulate=True`), kernel cases run on porter's
+    """Run every case on the GPUs present; with none (or `use_emulator=True`), kernel cases run on porter's
     CPU device at each target's warp width instead (porter.verify.emulate)."""
     if not root.is_dir():
         raise VerifyError(f"{root}: verify takes a directory")
@@ -219,9 +219,10 @@ def verify(
             emulated = _emulated_trees(trees, work)
             for case in cases:
                 results += _emulate_case(case, targets, emulated, work)
-        for case in cases if not use_emulator else []:
-            for target_id in targets:
-                results += _verify_case(case, target_id, trees, work, gpus, reference_dir)
+        elif cases:
+            for case in cases:
+                for target_id in targets:
+                    results += _verify_case(case, target_id, trees, work, gpus, reference_dir)
         for case in torch_cases:
             results += _verify_torch_case(case, trees, work, reference_dir)
         if record is not None:
@@ -300,7 +301,7 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
     port_tree, port_harness = (
         (original, harness.harness_name(case, port=True)) if case.port else (port, harness.harness_name(case))
     )
-    lacking = emulate.unsupported(original / (case.port or case.source)) or emulate.unsupported(original / case.source)
+    lacking = emulate.unsupported(original / case.source) or (case.port and emulate.unsupported(original / case.port))
     fault = case.expect in ("hang", "error")  # the original itself must hang or stop
     reference = CaseResult(case.name, Variant.EMU_ORIGINAL, "cpu-w32", "not-run", lacking)
     reference.expected = case.expect if fault else "pass"
@@ -315,7 +316,7 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
     reference_outputs = _emulated_run(case, original, harness.harness_name(case), 32, work, reference, "original")
     if reference_outputs is not None:
         reference.status, reference.reason = "pass", "reference run on the CPU at 32 lanes"
-    by_width: dict[int, tuple[CaseResult, Path | None]] = {}
+    by_width: dict[int, CaseResult] = {}  # targets of one width share one run
     for row in rows[1:]:
         width = target(row.target).wavefront
         if width not in by_width:
@@ -324,9 +325,9 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
                 _compare_outputs(case, row, reference_outputs, outputs)
             elif outputs is not None:
                 row.reason = f"not compared: the original did not run ({reference.reason})"
-            by_width[width] = (row, outputs)
+            by_width[width] = row
         else:
-            _copy_verdict(by_width[width][0], row)
+            _copy_verdict(by_width[width], row)
         row.built = f"emulated on the CPU at {width} lanes"
     reference.built = "emulated on the CPU at 32 lanes"
     return rows
