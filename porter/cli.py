@@ -48,7 +48,9 @@ class SetupPart(StrEnum):
 # table (porter.targets) where they are used, with the same messages everywhere.
 AmdTargets = Annotated[
     list[str] | None,
-    typer.Option("--target", help="AMD targets the port is for, e.g. gfx942 (repeat or comma-separate; default gfx942)."),
+    typer.Option(
+        "--target", help="AMD targets the port is for, e.g. gfx942 (repeat or comma-separate; default gfx942)."
+    ),
 ]
 BuildTargets = Annotated[
     list[str] | None,
@@ -179,7 +181,10 @@ def convert(
     ] = False,
     unsafe_fixes: Annotated[
         bool,
-        typer.Option("--unsafe-fixes", help="Also apply suggested fixes (counted in the summary); by default only automatic ones."),
+        typer.Option(
+            "--unsafe-fixes",
+            help="Also apply suggested fixes (counted in the summary); by default only automatic ones.",
+        ),
     ] = False,
 ) -> None:
     """Convert a CUDA tree: a portable single source (default) or a HIP tree."""

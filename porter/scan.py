@@ -21,7 +21,8 @@ from porter.config import Config
 from porter.discover import DiscoveredFile, Discovery, TorchExtension, discover, find_torch_extensions
 from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, parse
-from porter.rules import FAMILIES, FileContext, scan_limits
+from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
+from porter.rules.consteval import HEADER_SUFFIXES, header_constants
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile, UndecodableSource
 from porter.suppress import apply_suppressions
@@ -154,8 +155,10 @@ def analyze_file(
     extra_args: list[str] | None,
     use_cache: bool = False,
     cap: int | None = scan_limits.FINDINGS_PER_RULE,
+    project_constants: dict[str, int] | None = None,
 ) -> FileResult:
-    """One file's findings; `cap` limits those listed per rule (None: all, as convert needs every edit)."""
+    """One file's findings; `cap` limits those listed per rule (None: all, as convert needs every edit);
+    `project_constants` are the integer constants of the tree's headers."""
     result = FileResult(rel=file.rel, kind=str(file.kind))
     try:
         source = SourceFile.read(file.path, file.rel, file.kind)
@@ -177,25 +180,26 @@ def analyze_file(
             str(deep),
             " ".join(extra_args or []),
             str(cap),
+            repr(sorted((project_constants or {}).items())),
         ]
         parts.append("clang" if clang.find_setup() else "no-clang")
         entry = scan_cache.key(parts, source.data)
         cached = scan_cache.load(entry)
         if cached is not None:
             return _from_cache(file, cached)
-    _analyze(source, file, config, deep, extra_args, result, cap)
+    _analyze(source, file, config, deep, extra_args, result, cap, project_constants or {})
     if entry is not None and result.error is None:
         scan_cache.store(entry, _to_cache(result))
     return result
 
 
-def _analyze(source, file, config, deep, extra_args, result: FileResult, cap: int | None) -> None:
+def _analyze(source, file, config, deep, extra_args, result: FileResult, cap: int | None, constants: dict) -> None:
     result.lines, result.size = source.line_count, len(source.data)
     ctx = None
     try:
         token_pass = scan_limits.needs_token_pass(source)
         parsed = ParsedFile(source, None) if token_pass else parse(source)
-        ctx = FileContext(parsed=parsed, config=config, tables=load_tables())
+        ctx = FileContext(parsed=parsed, config=config, tables=load_tables(), project_constants=constants)
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))
         result.parse_errors = error_count(parsed)
@@ -203,6 +207,7 @@ def _analyze(source, file, config, deep, extra_args, result: FileResult, cap: in
             result.findings.extend(family.check(ctx))
         if ctx.parsed.tree is not None:
             _deepen(ctx, result, deep, extra_args)
+        result.findings = on_ported_platform(ctx, result.findings)
         if file.kind is FileKind.SETUP_PY or (file.path.suffix == ".py"):
             result.torch_extensions = find_torch_extensions(file.rel, source.data)
         result.kernels = _kernels(ctx)
@@ -262,6 +267,19 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return unique
 
 
+def _project_constants(files: list[DiscoveredFile]) -> dict[str, int]:
+    """The integer constants of the tree's headers: a warp width defined in one header is used in another file."""
+    headers = []
+    for file in files:
+        if file.path.suffix.lower() in HEADER_SUFFIXES:
+            try:
+                with open(file.path, "rb") as handle:
+                    headers.append(handle.read(scan_limits.FULL_ANALYSIS_BYTES))
+            except OSError:
+                continue  # reported when the file itself is analysed
+    return header_constants(headers)
+
+
 def _analyze_star(args: tuple) -> FileResult:
     return analyze_file(*args)
 
@@ -278,8 +296,10 @@ def scan(
     started = time.perf_counter()
     discovery = discover(paths, config)
     database = discovery.compile_commands
+    constants = _project_constants(discovery.files)
     tasks = [
-        (f, config, deep, database.flags_for(f.path) if database else None, use_cache, cap) for f in discovery.files
+        (f, config, deep, database.flags_for(f.path) if database else None, use_cache, cap, constants)
+        for f in discovery.files
     ]
     jobs = jobs or os.cpu_count() or 1
     results: list[FileResult] = []

@@ -28,8 +28,10 @@ def import_graph() -> dict[str, set[str]]:
             elif isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             for name in names:
-                if name.startswith("porter.") and (PORTER.parent / name.replace(".", "/")).with_suffix(".py").exists() or (
-                    name.startswith("porter.") and (PORTER.parent / name.replace(".", "/")).is_dir()
+                if (
+                    name.startswith("porter.")
+                    and (PORTER.parent / name.replace(".", "/")).with_suffix(".py").exists()
+                    or (name.startswith("porter.") and (PORTER.parent / name.replace(".", "/")).is_dir())
                 ):
                     target = unit_of(name)
                     if target != source:

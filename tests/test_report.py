@@ -166,3 +166,11 @@ def test_build_and_verify_results_render_as_a_matrix_an_occupancy_chart_and_tabl
     # no GPU: the cases ran on porter's CPU device; the planted port fails there, the rest pass
     assert statuses and set(statuses) == {"pass", "fail"}
     assert "reference run on the CPU at 32 lanes" in verify
+
+
+def test_an_unfixed_wave_error_lowers_the_score_visibly():
+    from porter.report.merge import portability_score
+
+    assert portability_score(auto=99, suggested=0, total=100, unfixed_wave_errors=0) == 99
+    assert portability_score(auto=99, suggested=0, total=100, unfixed_wave_errors=1) <= 60
+    assert portability_score(auto=99, suggested=0, total=100, unfixed_wave_errors=3) < 25

@@ -74,7 +74,7 @@ def test_build_runs_no_shell_command_from_names_or_compile_commands(tmp_path, mo
     (tree / "$(touch PWNED_DIR)" / "a.cu").write_text("__global__ void a(float* x) { x[0] = 1; }\n")
     (tree / "b`touch PWNED_TICK`.cu").write_text("__global__ void b(float* x) { x[0] = 2; }\n")
     # the definition is a string the kernel measures: it must arrive as the preprocessor's text
-    (tree / "c.cu").write_text('__global__ void c(int* x) { x[0] = sizeof(X); }\n')
+    (tree / "c.cu").write_text("__global__ void c(int* x) { x[0] = sizeof(X); }\n")
     marker = tmp_path / "PWNED_DEFINE"
     entry = {"directory": str(tree), "file": "c.cu", "arguments": ["nvcc", f'-DX="$(touch {marker})"', "-c", "c.cu"]}
     (tree / "compile_commands.json").write_text(json.dumps([entry]))
@@ -109,7 +109,7 @@ def test_definitions_a_shell_would_misread_move_into_a_header(tmp_path, argument
         assert command[1:3] == ["-include", str(header)]
 
 
-@pytest.mark.parametrize("argument", ["-I/x/$(id)", "a`id`.cu", "-Xcompiler=\"-O2\"", "-DX=a\nb", "a\\b.cu"])
+@pytest.mark.parametrize("argument", ["-I/x/$(id)", "a`id`.cu", '-Xcompiler="-O2"', "-DX=a\nb", "a\\b.cu"])
 def test_other_arguments_a_shell_would_misread_are_refused(tmp_path, argument):
     from porter.targets.nvcc_args import UnsafeArgument, shell_safe
 

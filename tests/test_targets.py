@@ -48,7 +48,9 @@ def test_amd_facts_match_the_compiler(tmp_path, name):
     occupancy = int(re.search(r"Occupancy \[waves/SIMD\]: (\d+)", done.stderr).group(1))
     assert occupancy <= chosen.max_waves
     empty = tmp_path / "empty.hip"
-    empty.write_text("#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[__builtin_amdgcn_workitem_id_x()] = 1; }\n")
+    empty.write_text(
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[__builtin_amdgcn_workitem_id_x()] = 1; }\n"
+    )
     done = hip_compile(
         empty, tmp_path, (name,), ("--cuda-device-only", "-nogpulib", "-Rpass-analysis=kernel-resource-usage")
     )

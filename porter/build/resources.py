@@ -23,7 +23,6 @@ _REMARK = re.compile(
 )
 
 
-
 @dataclass
 class KernelResources:
     registers: int | None = None  # VGPRs on AMD

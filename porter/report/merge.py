@@ -14,6 +14,7 @@ import jinja2
 
 from porter import __version__
 from porter.errors import PorterError
+from porter.rules import WAVE_CORRECTNESS
 
 
 class ResultsError(PorterError):
@@ -95,6 +96,29 @@ def effort_of(finding: dict) -> str:
     return "high" if finding["severity"] == "error" else "medium"
 
 
+# Each wave-correctness error porter cannot fix by itself multiplies the score by this: one such
+# bug (a strided lane loop, a host warp count of 32) is a wrong answer on every MI300, so a file
+# with one must not read as nearly done.
+UNFIXED_WAVE_FACTOR = 0.6
+SCORE_FORMULA = (
+    "100 × (automatic + ½ × suggested) / all findings, × 0.6 for each error in the warp-size, "
+    "lane-mask or warp-sync categories that porter does not fix automatically"
+)
+
+
+def is_unfixed_wave_error(finding: dict) -> bool:
+    return finding["severity"] == "error" and finding["fix"] != "auto" and finding["category"] in WAVE_CORRECTNESS
+
+
+def portability_score(auto: int, suggested: int, total: int, unfixed_wave_errors: int) -> int:
+    """The share of findings porter fixes (suggested worth half), lowered by unfixed wave-correctness errors.
+
+    100 is a tree that ports by itself; it is a summary for comparing trees, not a promise.
+    """
+    share = (auto + 0.5 * suggested) / total if total else 1.0
+    return round(100 * share * UNFIXED_WAVE_FACTOR**unfixed_wave_errors)
+
+
 def overview(merged: dict) -> dict:
     """The figures the summary shows: shares, effort, score."""
     scan = merged.get("scan")
@@ -107,9 +131,8 @@ def overview(merged: dict) -> dict:
     for finding in findings:
         effort_by_file[finding["file"]] = effort_by_file.get(finding["file"], 0) + EFFORT_WEIGHTS[effort_of(finding)]
     auto_share = by_fix["auto"] / total if total else 1.0
-    # Score: the share of findings porter fixes, with suggested fixes worth half. 100 is a tree
-    # that ports by itself; it is a summary for comparing trees, not a promise.
-    score = round(100 * (by_fix["auto"] + 0.5 * by_fix["suggested"]) / total) if total else 100
+    unfixed_wave = sum(1 for f in findings if is_unfixed_wave_error(f))
+    score = portability_score(by_fix["auto"], by_fix["suggested"], total, unfixed_wave)
     return {
         "files": scan["summary"]["files"],
         "lines": scan["summary"]["lines"],
@@ -120,6 +143,7 @@ def overview(merged: dict) -> dict:
         "effort_by_file": dict(sorted(effort_by_file.items(), key=lambda item: -item[1])),
         "effort_buckets": dict(Counter(effort_of(f) for f in findings)),
         "score": score,
+        "unfixed_wave_errors": unfixed_wave,
         "suppressed": scan["summary"].get("suppressed", {}),
     }
 

@@ -11,7 +11,7 @@ import jinja2
 
 from porter.errors import PorterError
 from porter.report.charts import paired_bars, stacked_bars
-from porter.report.merge import EFFORT_WEIGHTS, effort_bucket, effort_of, malformed_results
+from porter.report.merge import EFFORT_WEIGHTS, SCORE_FORMULA, effort_bucket, effort_of, malformed_results
 from porter.targets import Vendor, all_targets
 
 FORMATS = (".html", ".md", ".json", ".sarif")
@@ -142,6 +142,7 @@ def render_html(merged: dict) -> str:
             build=build,
             verify=verify,
             overview=merged.get("overview") or {},
+            score_formula=SCORE_FORMULA,
             provenance=merged["provenance"],
             sources=merged.get("sources", []),
             files=_file_views(scan) if scan else [],
@@ -164,6 +165,12 @@ def render_markdown(merged: dict) -> str:
             f"**Portability score {overview['score']}/100** · {overview['files']} files, {overview['kernels']} kernels · "
             f"{overview['findings']} findings, {round(overview['auto_share'] * 100)}% fixed automatically · effort {overview['effort_points']} points"
         )
+        if overview.get("unfixed_wave_errors"):
+            lines.append(
+                f"\n**{overview['unfixed_wave_errors']} wave64 correctness error(s) porter cannot fix by itself**: "
+                "wrong results on MI200/MI300 until a person fixes them."
+            )
+        lines.append(f"\nScore: {SCORE_FORMULA}.")
         lines += ["", "| category | auto | suggested | manual |", "|---|---:|---:|---:|"]
         counts: dict[str, Counter] = defaultdict(Counter)
         for finding in scan["findings"]:

@@ -45,6 +45,11 @@ FAMILIES: tuple[ModuleType, ...] = (
 )
 
 
+# Categories whose errors are wrong answers on wave64 hardware, not build failures: the report's
+# score weighs an unfixed one heavily.
+WAVE_CORRECTNESS = ("warp-size", "lane-mask", "warp-sync")
+
+
 def categories() -> tuple[str, ...]:
     """Every finding category, in the order of the families that declare them (one per family)."""
     return tuple(dict.fromkeys(rule.category for family in FAMILIES for rule in family.RULES))
@@ -54,6 +59,34 @@ def unsupported_on_amd(finding) -> bool:
     """Does the finding's rule name something AMD has no counterpart for?"""
     rule = all_rules().get(finding.rule)
     return rule is not None and rule.unsupported_on_amd
+
+
+def on_ported_platform(ctx: FileContext, findings: list) -> list:
+    """The findings that stand once the project's own platform branches are respected.
+
+    Code under a branch the project compiles only for NVIDIA (`#ifndef USE_ROCM`, a macro set to
+    0 on the ROCm side) is not to be ported; code compiled only for ROCm is HIP already and keeps
+    only the rules that audit HIP code, and none where it targets wave32 devices only.
+    """
+    from porter.rules.branches import Side
+
+    if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.branches.regions:
+        return findings
+    rules = all_rules()
+    kept = []
+    for finding in findings:
+        side = ctx.branches.side_at(finding.span.start_byte)
+        rule = rules.get(finding.rule)
+        if (
+            side in (Side.DEAD, Side.CUDA_ONLY, Side.ROCM_WAVE32)
+            and rule is not None
+            and rule.category != "scan-limits"
+        ):
+            continue
+        if side is Side.ROCM and rule is not None and not rule.audits_hip:
+            continue
+        kept.append(finding)
+    return kept
 
 
 @cache
@@ -67,4 +100,13 @@ def all_rules() -> dict[str, Rule]:
     return dict(sorted(rules.items()))
 
 
-__all__ = ["FAMILIES", "FileContext", "Rule", "all_rules", "categories", "unsupported_on_amd"]
+__all__ = [
+    "FAMILIES",
+    "WAVE_CORRECTNESS",
+    "FileContext",
+    "Rule",
+    "all_rules",
+    "categories",
+    "on_ported_platform",
+    "unsupported_on_amd",
+]

@@ -151,8 +151,22 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
+    """One finding per guard: a value test (ARC001) or a device-pass test (ARC002), never both."""
     data = ctx.source.data
-    for match in _ARCH_COMPARISON.finditer(data):
+    in_guards: list[tuple[int, int]] = []
+    for node in _conditions(ctx.parsed.root) + _ifdefs(ctx.parsed.root):
+        head = _guard_head(ctx, node)
+        if head is None:
+            continue
+        in_guards.append(head)
+        if b"__CUDA_ARCH__" not in data[head[0] : head[1]] or HIP_AWARE.search(data[head[0] : head[1]]):
+            continue
+        finding = _guard_finding(ctx, node, *head)
+        if finding is not None:
+            yield finding
+    for match in _ARCH_COMPARISON.finditer(data):  # value tests in code: `if (__CUDA_ARCH__ >= 800)`
+        if any(start <= match.start() < end for start, end in in_guards):
+            continue
         if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
             continue
         if HIP_AWARE.search(_enclosing_condition_text(ctx, match.start(), match.end())):
@@ -160,32 +174,75 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
         yield ARCH_VALUE.finding(
             ctx, match.start(), match.end(), "`__CUDA_ARCH__` is undefined under HIP, so this test reads it as 0"
         )
-    for node in _ifdefs(ctx.parsed.root):
-        text = ctx.source.text(node.start_byte, node.end_byte)
+
+
+def _guard_head(ctx: FileContext, node) -> tuple[int, int] | None:
+    """The bytes of a guard's test: an #if/#elif condition, or the `#ifdef NAME` line."""
+    if node.type == "preproc_ifdef":
+        name = node.child_by_field_name("name")
+        return (node.start_byte, name.end_byte) if name is not None else None
+    return node.start_byte, node.end_byte
+
+
+def _guard_finding(ctx: FileContext, node, start: int, end: int) -> Finding | None:
+    text = ctx.source.text(start, end)
+    value_test = _ARCH_COMPARISON.search(ctx.source.data, start, end)
+    if node.type == "preproc_ifdef":
         head = re.match(r"#\s*(ifdef|ifndef)\s+__CUDA_ARCH__\b", text)
-        if head:
-            negated = head.group(1) == "ifndef"
-            replacement = (
-                "#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)"
-                if negated
-                else f"#if defined(__CUDA_ARCH__) || {DEVICE_PASS}"
-            )
-            end = node.start_byte + encoded_length(head.group(0))
-            yield ARCH_DEFINED.finding(
-                ctx, node.start_byte, end, "the device pass of hip-clang does not define `__CUDA_ARCH__`",
-                edits=(Edit(node.start_byte, end, replacement.encode()),),
-            )  # fmt: skip
-    for node in _conditions(ctx.parsed.root):
-        text = ctx.source.text(node.start_byte, node.end_byte)
-        if HIP_AWARE.search(ctx.source.data[node.start_byte : node.end_byte]):
-            continue
-        for match in re.finditer(r"defined\s*\(?\s*__CUDA_ARCH__\s*\)?", text):
-            start = node.start_byte + encoded_length(text[: match.start()])
-            end = start + encoded_length(match.group())
-            yield ARCH_DEFINED.finding(
-                ctx, start, end, "the device pass of hip-clang does not define `__CUDA_ARCH__`",
-                edits=(Edit(start, end, f"(defined(__CUDA_ARCH__) || {DEVICE_PASS})".encode()),),
-            )  # fmt: skip
+        if not head:
+            return None
+        negated = head.group(1) == "ifndef"
+        replacement = (
+            "#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)"
+            if negated
+            else f"#if defined(__CUDA_ARCH__) || {DEVICE_PASS}"
+        )
+        edits = (Edit(start, end, replacement.encode()),)
+        return _device_pass_finding(ctx, node, start, end, edits)
+    if value_test is not None:
+        # `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600 … #else <fallback> #endif`: making the
+        # device pass visible would make the value read 0 and switch the fallback on for HIP (a
+        # redefinition of atomicAdd where HIP has its own). The right HIP branch is a person's call.
+        both = re.search(r"defined\s*\(?\s*__CUDA_ARCH__", text) is not None
+        return ARCH_VALUE.finding(
+            ctx, value_test.start(), value_test.end(),
+            "`__CUDA_ARCH__` is undefined under HIP, so this test reads it as 0"
+            + ("; the guard also tests `defined(__CUDA_ARCH__)`: decide which branch HIP needs (no automatic fix)" if both else ""),
+        )  # fmt: skip
+    edits = []
+    for match in re.finditer(r"defined\s*\(?\s*__CUDA_ARCH__\s*\)?", text):
+        edit_start = start + encoded_length(text[: match.start()])
+        edit_end = edit_start + encoded_length(match.group())
+        edits.append(Edit(edit_start, edit_end, f"(defined(__CUDA_ARCH__) || {DEVICE_PASS})".encode()))
+    if not edits:
+        return None
+    return _device_pass_finding(ctx, node, edits[0].start, edits[-1].end, tuple(edits))
+
+
+def _device_pass_finding(ctx: FileContext, node, start: int, end: int, edits: tuple[Edit, ...]) -> Finding:
+    """ARC002, automatic only where no arm of the guard tests the value of `__CUDA_ARCH__`.
+
+    Inside the device arm such a test reads 0 on HIP: opening the arm to the device pass would
+    trade the host path for the oldest-GPU fallback, a different meaning.
+    """
+    arms_start = edits[-1].end
+    nested_value_test = _ARCH_COMPARISON.search(ctx.source.data, arms_start, _chain_end(node))
+    message = "the device pass of hip-clang does not define `__CUDA_ARCH__`"
+    if nested_value_test is not None:
+        return ARCH_DEFINED.finding(
+            ctx, start, end,
+            message + "; an arm tests its value, which reads 0 on HIP, so the branch HIP needs is a person's call",
+            fix=FixKind.SUGGESTED,
+        )  # fmt: skip
+    return ARCH_DEFINED.finding(ctx, start, end, message, edits=edits)
+
+
+def _chain_end(node) -> int:
+    """The end of the whole #if…#endif chain a condition or #ifdef belongs to."""
+    directive = node if node.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef") else node.parent
+    while directive.parent is not None and directive.type in ("preproc_elif", "preproc_else", "preproc_elifdef"):
+        directive = directive.parent
+    return directive.end_byte
 
 
 def _version_tests(ctx: FileContext) -> Iterable[Finding]:

@@ -40,6 +40,9 @@ class Rule:
     # what the construct needs has no AMD counterpart (TMA, cuDNN, PTX without a translation, ...):
     # a build failure where such a finding stands is an unsupported feature, not porter's error
     unsupported_on_amd: bool = False
+    # the rule finds wave32 assumptions, which are bugs in HIP code too: it also runs over the
+    # project's own ROCm branches and existing HIP ports, where CUDA-to-HIP rules stay silent
+    audits_hip: bool = False
 
     def explain(self) -> str:
         """The rule's documentation in Markdown, with ruff's fixed headings."""
@@ -102,6 +105,8 @@ class FileContext:
     config: Config
     tables: Tables
     notes: list[str] = field(default_factory=list)
+    # integer constants of the project's headers (porter.rules.consteval.header_constants)
+    project_constants: dict[str, int] = field(default_factory=dict)
 
     @property
     def source(self):
@@ -116,13 +121,33 @@ class FileContext:
     def device(self):
         from porter.rules.device import DeviceFacts
 
-        return DeviceFacts(self.source, self.parsed.root)
+        return DeviceFacts(self.source, self.parsed.root, lambda: self.shared_constants)
+
+    @cached_property
+    def branches(self):
+        from porter.rules.branches import Branches
+
+        return Branches(self.source, self.parsed.root)
 
     @cached_property
     def shared_constants(self) -> dict[str, int]:
         from porter.rules.consteval import file_constants
 
-        return file_constants(self.source, self.parsed.root)
+        return file_constants(self.source, self.parsed.root, self.project_constants)
+
+    def value_of(self, node) -> int | None:
+        """The integer value of an expression node: a literal, or arithmetic over known constants."""
+        from porter.rules.consteval import evaluate
+        from porter.rules.device import int_value
+
+        if node is None:
+            return None
+        literal = int_value(node, self.source)
+        if literal is not None:
+            return literal
+        if node.end_byte - node.start_byte > 200 or node.type in ("string_literal", "char_literal"):
+            return None
+        return evaluate(self.source.text(node.start_byte, node.end_byte), self.shared_constants)
 
     @cached_property
     def asm_statements(self):

@@ -143,7 +143,10 @@ def _language_edits(ctx: FileContext, data: bytes, start: int, end: int) -> list
             Edit(last, last, newline + b'set(CMAKE_HIP_ARCHITECTURES "' + architectures + b'")', mode="hip"),
         ]
     if command == "enable_language":
-        return [Edit(first, last, _module_include(ctx), mode="portable"), Edit(first, last, b"enable_language(HIP)", mode="hip")]
+        return [
+            Edit(first, last, _module_include(ctx), mode="portable"),
+            Edit(first, last, b"enable_language(HIP)", mode="hip"),
+        ]
     return []
 
 
@@ -162,7 +165,11 @@ def _architecture_edits(ctx: FileContext, data: bytes, offset: int) -> list[Edit
     """`set(CMAKE_CUDA_ARCHITECTURES ...)`: hip mode names the AMD targets instead; portable mode keeps it
     for the CUDA build only (porter_gpu.cmake sets the HIP architectures)."""
     statement = _statement_around(data, offset)
-    if statement is None or statement[2] != "set" or b"CMAKE_CUDA_ARCHITECTURES" not in data[statement[0] : statement[1]]:
+    if (
+        statement is None
+        or statement[2] != "set"
+        or b"CMAKE_CUDA_ARCHITECTURES" not in data[statement[0] : statement[1]]
+    ):
         return []
     first, last, _ = statement
     architectures = ";".join(ctx.config.targets).encode()

@@ -8,8 +8,11 @@ it cannot evaluate (templates, other files' macros) is left to the libclang laye
 from __future__ import annotations
 
 import ast
+import json
 import operator
 import re
+from functools import cache
+from pathlib import Path
 
 import tree_sitter
 
@@ -34,9 +37,27 @@ _OPERATORS = {
 }  # fmt: skip
 
 
+@cache
+def library_constants() -> tuple[dict[str, int], dict[str, int]]:
+    """(function-like, object-like) library macros with a known value on NVIDIA (CUB's warp width)."""
+    table = json.loads((Path(__file__).parent / "data" / "warp_constants.json").read_text(encoding="utf-8"))
+    return (
+        {name: entry["value"] for name, entry in table["function_like"].items()},
+        {name: entry["value"] for name, entry in table["object_like"].items()},
+    )
+
+
+_LIBRARY_CALL = re.compile(r"\b([A-Z_][A-Z0-9_]*)\s*\([^()]*\)")
+
+
 def evaluate(text: str, constants: dict[str, int]) -> int | None:
     """The integer value of a C expression, or None when anything in it is unknown."""
+    if len(text) > 400:
+        return None  # a constant's expression is short; anything longer is code, not a constant
     text = re.sub(r"//.*|/\*.*?\*/", "", text)
+    functions, objects = library_constants()
+    text = _LIBRARY_CALL.sub(lambda m: str(functions[m.group(1)]) if m.group(1) in functions else m.group(), text)
+    constants = {**objects, **constants}
     text = re.sub(
         r"\bsizeof\s*\(\s*([\w\s]+?)\s*\)", lambda m: str(TYPE_SIZES.get(re.sub(r"\s+", " ", m.group(1)), "?")), text
     )
@@ -70,10 +91,13 @@ def _value(node: ast.AST) -> int | None:
     return None
 
 
-def file_constants(source: SourceFile, root: tree_sitter.Node | None) -> dict[str, int]:
-    """Integer constants the file defines, in definition order, each evaluated with the earlier ones."""
+def file_constants(
+    source: SourceFile, root: tree_sitter.Node | None, inherited: dict[str, int] | None = None
+) -> dict[str, int]:
+    """Integer constants the file defines, in definition order, each evaluated with the earlier ones
+    and with the constants of the project's headers (`inherited`); the file's own win."""
     if root is None:
-        return {}
+        return dict(inherited or {})
     definitions: list[tuple[int, str, str]] = []
     for name_node in _define_names(root):
         value = name_node.parent.child_by_field_name("value")
@@ -90,11 +114,43 @@ def file_constants(source: SourceFile, root: tree_sitter.Node | None) -> dict[st
         name, value = enumerator.child_by_field_name("name"), enumerator.child_by_field_name("value")
         if name is not None and value is not None:
             definitions.append((enumerator.start_byte, _text(source, name), _text(source, value)))
-    constants: dict[str, int] = {}
+    constants: dict[str, int] = dict(inherited or {})
+    own: set[str] = set()
     for _, name, text in sorted(definitions):
         value = evaluate(text, constants)
-        if value is not None:
-            constants.setdefault(name, value)
+        if value is not None and name not in own:
+            constants[name] = value
+            own.add(name)
+    return constants
+
+
+# The project-wide pass reads headers as text: it must stay far cheaper than parsing them.
+_HEADER_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]+?)[ \t]*$", re.M)
+_HEADER_CONST = re.compile(
+    rb"\b(?:constexpr|const)\s+(?:static\s+)?(?:(?:unsigned|signed|long|short|int|size_t|u?int(?:32|64)_t|auto)\s+)+"
+    rb"([A-Za-z_]\w*)\s*=\s*([^;{}\n]{1,200});"
+)
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".tcc")
+
+
+def header_constants(headers: list[bytes]) -> dict[str, int]:
+    """Integer constants the project's headers define, for the files that include them.
+
+    Names defined with two different values (per-platform branches, per-file variants) are
+    dropped: which one a file sees depends on what it includes and how it is compiled.
+    """
+    definitions: dict[str, set[str]] = {}
+    for data in headers:
+        for pattern in (_HEADER_DEFINE, _HEADER_CONST):
+            for match in pattern.finditer(data):
+                text = match.group(2).decode("utf-8", "replace")
+                definitions.setdefault(match.group(1).decode("ascii"), set()).add(text)
+    constants: dict[str, int] = {}
+    for _ in range(3):  # constants defined from constants of other headers
+        for name, texts in definitions.items():
+            values = {evaluate(text, constants) for text in texts}
+            if len(values) == 1 and None not in values:
+                constants[name] = values.pop()
     return constants
 
 

@@ -119,9 +119,31 @@ class FunctionInfo:
 class DeviceFacts:
     """Per-file facts; built lazily by the first rule that asks."""
 
-    def __init__(self, source: SourceFile, root: tree_sitter.Node | None):
+    def __init__(self, source: SourceFile, root: tree_sitter.Node | None, constants=lambda: {}):
         self.source = source
         self.root = root
+        self._constants = constants  # called once, when a named divisor needs its value
+
+    @cached_property
+    def constants(self) -> dict[str, int]:
+        return self._constants()
+
+    def _named_warp_arithmetic(self, shape: str) -> set[VarClass]:
+        """`% WS`, `& (WS - 1)`, `/ WS`, `>> LOG_WS` where the constant's value is the warp width.
+
+        By value, not by name: `static const int WS = 32` is as much a warp size as `WARP_SIZE`.
+        """
+        classes: set[VarClass] = set()
+        for operator, name, minus_one in re.findall(r"(%|&|/|>>)\(?([A-Za-z_]\w*)(-1)?\)?", shape):
+            value = self.constants.get(name)
+            if value is None:
+                continue
+            value -= 1 if minus_one else 0
+            if (operator, value) in (("%", 32), ("&", 31)):
+                classes.add(VarClass.LANE)
+            elif (operator, value) in (("/", 32), (">>", 5)):
+                classes.add(VarClass.WARP)
+        return classes
 
     @cached_property
     def functions(self) -> list[FunctionInfo]:
@@ -250,6 +272,8 @@ class DeviceFacts:
                 classes.add(VarClass.LANE)
             if re.search(r"(/32|>>5|/\w*(WARP|warp|Warp)\w*)(?!\w)", shape):
                 classes.add(VarClass.WARP)
+            if re.search(r"(%|&|/|>>)\(?[A-Za-z_]", shape):
+                classes |= self._named_warp_arithmetic(shape)
             if LANE_NAME.match(bound_name):
                 classes.add(VarClass.LANE)
             if WARP_NAME.match(bound_name):

@@ -26,6 +26,7 @@ FULL_MASK_32 = Rule(
     id="MSK001",
     name="full-mask-32-bit",
     category="lane-mask",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="`0xffffffff` used as the all-lanes mask",
@@ -39,6 +40,7 @@ MASK_TRUNCATED = Rule(
     id="MSK002",
     name="vote-result-in-32-bits",
     category="lane-mask",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="Ballot or active-mask result stored in a 32-bit integer",
@@ -52,6 +54,7 @@ MASK_BIT_OPS_32 = Rule(
     id="MSK003",
     name="mask-bit-ops-32-bit",
     category="lane-mask",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="`__popc`, `__ffs` or `__clz` applied to a lane mask",
@@ -65,6 +68,7 @@ LANE_BIT_32 = Rule(
     id="MSK004",
     name="lane-bit-32-bit",
     category="lane-mask",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="`1 << lane` built in 32 bits",
@@ -166,6 +170,16 @@ def _mask_definitions(ctx: FileContext) -> Iterable[Finding]:
             )
 
 
+def _outside_parentheses(text: str) -> str:
+    """The expression with every parenthesised part removed: `__ballot_sync(m, a == b)` -> `__ballot_sync`."""
+    for _ in range(8):
+        stripped = re.sub(r"\([^()]*\)", "", text)
+        if stripped == text:
+            break
+        text = stripped
+    return text
+
+
 def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
     for declaration in captures("(declaration) @d", ctx.parsed.root).get("d", []):
         type_node = declaration.child_by_field_name("type")
@@ -180,10 +194,14 @@ def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
                 continue
             text = ctx.source.text(value.start_byte, value.end_byte)
             call = next((c for c in BALLOT_CALLS if c in text), None)
-            if call is None or re.search(r"__popc|__ffs|__clz|!=|==|\?", text):
+            if call is None and value.type == "identifier" and VarClass.MASK in ctx.device.expression_classes(value):
+                call = f"`{text}` (a lane mask)"  # a copy of a mask into 32 bits truncates it the same way
+            # what the value does with the mask: a count or a comparison keeps 32 bits rightly
+            outer = _outside_parentheses(text)
+            if call is None or re.search(r"__popc|__ffs|__clz|!=|==|\?", outer):
                 continue
             yield MASK_TRUNCATED.finding(
-                ctx, type_node.start_byte, type_node.end_byte, f"`{call}` returns a 64-bit mask on wave64; `{type_text}` keeps 32 bits",
+                ctx, type_node.start_byte, type_node.end_byte, f"{call if call.startswith('`') else f'`{call}`'} holds a 64-bit mask on wave64; `{type_text}` keeps 32 bits",
                 edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
             )  # fmt: skip
             break
@@ -198,9 +216,17 @@ def _bit_ops(ctx: FileContext) -> Iterable[Finding]:
         text = ctx.source.text(argument.start_byte, argument.end_byte)
         if VarClass.MASK in ctx.device.expression_classes(argument) or any(c in text for c in BALLOT_CALLS):
             function = call.child_by_field_name("function")
+            edits = [Edit(function.start_byte, function.end_byte, BIT_OPS[name].encode())]
+            if name == "__ffs":
+                # HIP overloads __ffsll for long long and unsigned long long: a 32-bit argument
+                # (a mask variable the port did not widen) is ambiguous without the cast
+                edits += [
+                    Edit(argument.start_byte, argument.start_byte, f"({portable.LANE_MASK_TYPE})(".encode()),
+                    Edit(argument.end_byte, argument.end_byte, b")"),
+                ]
             yield MASK_BIT_OPS_32.finding(
                 ctx, function.start_byte, function.end_byte, f"`{name}` reads 32 bits of a 64-bit lane mask",
-                edits=(Edit(function.start_byte, function.end_byte, BIT_OPS[name].encode()),),
+                edits=tuple(edits),
             )  # fmt: skip
 
 

@@ -145,7 +145,15 @@ def _macro_asm(source: SourceFile, body: tree_sitter.Node) -> list[AsmStatement]
     return found
 
 
+# AMD's own assembly: LLVM intrinsic names used as asm labels (`__asm("llvm.amdgcn.s.sleep")`) and
+# GCN/CDNA mnemonics (`v_mfma_…`, `s_waitcnt`, `ds_read_b128`, `buffer_load_dword`), as
+# composable_kernel and ROCm branches write them. None of it is PTX.
+_AMD_ASSEMBLY = re.compile(r"^(llvm\.amdgcn\.|(v|s|ds|buffer|global|flat|scratch|image|exp)_[a-z0-9_]+\b)")
+
+
 def looks_like_ptx(statement: AsmStatement) -> bool:
+    if statement.instructions and all(_AMD_ASSEMBLY.match(i) for i in statement.instructions):
+        return False
     return any(
         re.match(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+\b", i) or "%%" in i or "%" in i for i in statement.instructions
     )

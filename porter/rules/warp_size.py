@@ -7,6 +7,7 @@ bitset index, a 32×32 tile or a loop over the bits of a uint32_t stays silent.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -38,6 +39,7 @@ LANE_ARITHMETIC = Rule(
     id="WRP001",
     name="lane-warp-arithmetic",
     category="warp-size",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="Lane or warp id computed with a hard-coded 32",
@@ -51,6 +53,7 @@ SHUFFLE_OFFSET = Rule(
     id="WRP002",
     name="shuffle-assumes-32-lanes",
     category="warp-size",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="Shuffle reduction or scan sized for 32 lanes",
@@ -65,6 +68,7 @@ PER_WARP_SHARED = Rule(
     id="WRP003",
     name="per-warp-shared-array",
     category="warp-size",
+    audits_hip=True,
     severity=Severity.WARNING,
     fix=FixKind.AUTO,
     summary="Shared array with one slot per warp (or per lane) sized for 32",
@@ -79,6 +83,7 @@ SHUFFLE_WIDTH = Rule(
     id="WRP004",
     name="shuffle-width-32",
     category="warp-size",
+    audits_hip=True,
     severity=Severity.WARNING,
     fix=FixKind.AUTO,
     summary="Shuffle width of 32 passed explicitly",
@@ -93,6 +98,7 @@ LANE_LOOP = Rule(
     id="WRP005",
     name="loop-over-32-lanes",
     category="warp-size",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="Loop over the lanes of a warp bounded by 32, or striding from a lane id by 32",
@@ -110,6 +116,7 @@ WARP_CONSTANT = Rule(
     id="WRP006",
     name="warp-size-constant",
     category="warp-size",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="A warp-size constant defined as 32 (or its log, 5, or mask, 31)",
@@ -123,6 +130,7 @@ TILE_32 = Rule(
     id="WRP007",
     name="tiled-partition-32",
     category="warp-size",
+    audits_hip=True,
     severity=Severity.WARNING,
     fix=FixKind.SUGGESTED,
     summary="Cooperative-groups tile of 32 used as a whole warp",
@@ -137,6 +145,7 @@ HOST_WARPS_PER_BLOCK = Rule(
     id="WRP008",
     name="host-warps-per-block",
     category="warp-size",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.SUGGESTED,
     summary="Host code computes warps per block as threads / 32",
@@ -151,6 +160,7 @@ CONSTEXPR_WARPSIZE = Rule(
     id="WRP009",
     name="warpsize-as-constant-expression",
     category="warp-size",
+    audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="`warpSize` used where a compile-time constant is required",
@@ -165,6 +175,21 @@ CONSTEXPR_WARPSIZE = Rule(
     use_instead=f"`{portable.WARP_SIZE}`, which is a constant expression per compiled architecture.",
 )
 
+WARP_SIZE_GUARD = Rule(
+    id="WRP010",
+    name="guard-on-warp-size-32",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="A check that the warp size is 32",
+    what="Finds comparisons of a warp size with 32 (`if (warpSize != 32)`, `static_assert(WS == 32)`, `prop.warpSize == 32`), where the warp size is `warpSize`, a device property or attribute, or a constant used as the warp width.",
+    why=WHY_WAVE64
+    + "\nThe guard documents that the code behind it was written for 32 lanes: on wave64 it refuses to run, or the assertion fails to compile; removing it alone leaves the 32-lane code wrong.",
+    example='int warp_size = prop.warpSize;\nif (warp_size != 32) { fprintf(stderr, "unsupported"); exit(1); }',
+    use_instead="Make the code behind the guard width-generic (porter's other warp-size findings show where), then drop the guard or test for 32 or 64.",
+)
+
 RULES = (
     LANE_ARITHMETIC,
     SHUFFLE_OFFSET,
@@ -175,6 +200,7 @@ RULES = (
     TILE_32,
     HOST_WARPS_PER_BLOCK,
     CONSTEXPR_WARPSIZE,
+    WARP_SIZE_GUARD,
 )
 
 # (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
@@ -191,6 +217,21 @@ THREAD_COUNT_NAME = re.compile(
 _WARP_CONSTANT_VALUES = {32: portable.WARP_SIZE, 5: portable.LOG2_WARP_SIZE, 31: f"({portable.WARP_SIZE} - 1)"}
 
 
+def _warp_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
+    """The value of a literal or of a named constant's expression (`WS`, `32 / 2`, `(WS - 1)`).
+
+    A constant whose own definition is flagged as a warp size (WRP006: `WARP_SIZE`,
+    `kWarpSize`) gives None here: its definition carries the fix, its uses need none. `sizeof`
+    arithmetic (`sizeof(int) * 8`) counts bits, never lanes.
+    """
+    if node is None:
+        return None
+    text = ctx.source.text(node.start_byte, node.end_byte)
+    if "sizeof" in text or any(WARP_CONSTANT_NAME.search(name) for name in re.findall(r"[A-Za-z_]\w*", text)):
+        return None
+    return ctx.value_of(node)
+
+
 def _literal_edit(ctx: FileContext, node: tree_sitter.Node, replacement: str) -> tuple[Edit, ...]:
     return (Edit(node.start_byte, node.end_byte, replacement.encode()),)
 
@@ -202,13 +243,37 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from _constexpr_warpsize(ctx)
     if not ctx.wave64_targets:
         return  # wave32 RDNA targets only: 32 lanes is right
+    uses: list[Finding] = []
     if _MAY_ASSUME_32.search(data):
-        yield from _arithmetic(ctx)
-        yield from _shuffles(ctx)
-        yield from _shared_arrays(ctx)
-        yield from _lane_loops(ctx)
+        uses += _arithmetic(ctx)
+        uses += _shuffles(ctx)
+        uses += _shared_arrays(ctx)
+        uses += _lane_loops(ctx)
+    yield from _with_host_fixes_applied(uses)
+    warp_names = _warp_width_names(ctx, uses)
+    yield from _host_uses(ctx, warp_names)
+    yield from _guards(ctx, warp_names)
     yield from _constants(ctx)
     yield from _tiles(ctx)
+
+
+def _with_host_fixes_applied(uses: list[Finding]) -> list[Finding]:
+    """Host warp counts are fixed automatically where the kernels' warp math is: both sides then agree."""
+    kernels_fixed = any(f.rule != HOST_WARPS_PER_BLOCK.id and f.fix is FixKind.AUTO for f in uses)
+    if not kernels_fixed:
+        return uses
+    return [
+        dataclasses.replace(f, fix=FixKind.AUTO) if f.rule == HOST_WARPS_PER_BLOCK.id and f.edits else f for f in uses
+    ]
+
+
+def _warp_width_names(ctx: FileContext, uses: list[Finding]) -> set[str]:
+    """Constants found by their uses to hold the warp width: the names inside flagged lane arithmetic."""
+    names = set()
+    for finding in uses:
+        text = ctx.source.text(finding.span.start_byte, finding.span.end_byte)
+        names |= {name for name in re.findall(r"[A-Za-z_]\w*", text) if ctx.shared_constants.get(name) == 32}
+    return names
 
 
 # -- WRP001 / WRP008: arithmetic ----------------------------------------------------------
@@ -221,15 +286,17 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
         if parts is None:
             continue
         left, operator, right = parts
-        value = int_value(right, ctx.source)
+        value = _warp_value(ctx, right)
         if value is None and operator == "/" and _float_literal(ctx, right) == 32.0:
             value = 32  # blockDim.x / 32.f: a warp count in floating point
-        if operator in ("==", "!=") and value == 31 and _is_lane(ctx, left) and facts.is_device_code(node):
-            # `lane == 31`: the last lane of a 32-lane warp (a scan's total, a leader at the end)
+        if _is_last_lane_test(operator, value) and _lane_valued(ctx, left) and facts.is_device_code(node):
+            # `lane == 31`, `(lane + d) > 31`, `lane < 32`: the edge of a 32-lane warp (a scan's
+            # total, a leader at the end, a neighbour past the end)
+            replacement = f"({portable.WARP_SIZE} - 1)" if value == 31 else portable.WARP_SIZE
             yield LANE_ARITHMETIC.finding(
                 ctx, right.start_byte, right.end_byte,
-                f"`{_short(ctx, left)} {operator} 31` picks the last lane of a 32-lane warp; on wave64 it is lane 63",
-                edits=_literal_edit(ctx, right, f"({portable.WARP_SIZE} - 1)"),
+                f"`{_short(ctx, left)} {operator} {_short(ctx, right)}` tests the edge of a 32-lane warp; on wave64 the last lane is 63",
+                edits=_literal_edit(ctx, right, replacement),
             )  # fmt: skip
             continue
         if (operator, value) not in ARITHMETIC:
@@ -249,7 +316,22 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 right.start_byte,
                 right.end_byte,
                 f"`{_short(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
+                edits=_literal_edit(ctx, right, portable.HOST_WARP_SIZE) if operator == "/" else (),
             )
+
+
+def _is_last_lane_test(operator: str, value: int | None) -> bool:
+    return (operator in ("==", "!=", ">", "<=") and value == 31) or (operator in ("<", ">=") and value == 32)
+
+
+def _lane_valued(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """A lane id, or a lane id plus or minus an offset (`(lane + d) > 31`: a neighbour past the last lane)."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type == "binary_expression":
+        parts = binary_parts(node, ctx.source)
+        return parts is not None and parts[1] in ("+", "-") and _lane_valued(ctx, parts[0])
+    return _is_lane(ctx, node)
 
 
 def _is_lane(ctx: FileContext, node: tree_sitter.Node) -> bool:
@@ -309,7 +391,8 @@ def _is_bitset_math(ctx: FileContext, node: tree_sitter.Node) -> bool:
 def _replacement(ctx: FileContext, literal: tree_sitter.Node, operator: str, value: int) -> str:
     """The warp-size expression for a literal, keeping a floating-point literal floating-point."""
     replacement = ARITHMETIC[(operator, value)]
-    return f"((float){replacement})" if int_value(literal, ctx.source) is None else replacement
+    floating = int_value(literal, ctx.source) is None and _float_literal(ctx, literal) is not None
+    return f"((float){replacement})" if floating else replacement
 
 
 def _float_literal(ctx: FileContext, node: tree_sitter.Node) -> float | None:
@@ -338,6 +421,78 @@ def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
     return bool(THREAD_COUNT_NAME.search(text)) and "sizeof" not in text
 
 
+# -- WRP008 / WRP010: host uses of a warp width, guards ---------------------------------------
+
+
+def _host_uses(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
+    """`<<<blocks, WarpsPerBlock * WS>>>`, `smem = warps * WS`: host sizing from a device warp width.
+
+    The kernel's own uses of the constant are fixed to the per-architecture width; the host
+    must then size with the width of the device it launches on.
+    """
+    if not warp_names:
+        return
+    pattern = "|".join(sorted(warp_names))
+    for node in captures(f'((identifier) @n (#match? @n "^({pattern})$"))', ctx.parsed.root).get("n", []):
+        parent = node.parent
+        if parent is None or parent.type != "binary_expression" or ctx.device.is_device_code(node):
+            continue
+        parts = binary_parts(parent, ctx.source)
+        if parts is None or parts[1] not in ("*", "/") or enclosing(node, ("static_assert_declaration",)):
+            continue
+        yield HOST_WARPS_PER_BLOCK.finding(
+            ctx, node.start_byte, node.end_byte,
+            f"`{_short(ctx, parent)}`: the host sizes with the 32 the kernel uses as its warp width",
+            edits=_literal_edit(ctx, node, portable.HOST_WARP_SIZE), fix=FixKind.AUTO,
+        )  # fmt: skip
+
+
+_WARP_SIZE_SOURCE = re.compile(r"(?:\.|->)\s*warpSize\b|\bwarpSize\b|DevAttrWarpSize|DeviceAttributeWarpSize")
+
+
+def _guards(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
+    """`if (warp_size != 32)`, `static_assert(WS == 32)`: comparisons of a warp size with 32."""
+    if b"32" not in ctx.source.data:
+        return
+    for node in captures("(binary_expression) @b", ctx.parsed.root).get("b", []):
+        parts = binary_parts(node, ctx.source)
+        if parts is None or parts[1] not in ("==", "!="):
+            continue
+        left, operator, right = parts
+        if int_value(right, ctx.source) != 32 or not _is_warp_size(ctx, left, warp_names):
+            continue
+        if (
+            not enclosing(
+                node, ("if_statement", "static_assert_declaration", "conditional_expression", "while_statement")
+            )
+            and enclosing(node, ("argument_list",)) is None
+        ):
+            continue
+        yield WARP_SIZE_GUARD.finding(
+            ctx,
+            node.start_byte,
+            node.end_byte,
+            f"`{_short(ctx, node)}`: the code this guards was written for 32-lane warps",
+        )
+
+
+def _is_warp_size(ctx: FileContext, node: tree_sitter.Node, warp_names: set[str]) -> bool:
+    text = ctx.source.text(node.start_byte, node.end_byte)
+    if _WARP_SIZE_SOURCE.search(text):
+        return True
+    if node.type != "identifier":
+        return False
+    if text in warp_names or WARP_CONSTANT_NAME.search(text):
+        return True
+    # a variable filled from the device: `ws = prop.warpSize`, `cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, d)`
+    return bool(
+        re.search(
+            rf"\b{re.escape(text)}\s*=\s*[^;]*warpSize\b|&\s*{re.escape(text)}\s*,\s*\w*(DevAttrWarpSize|DeviceAttributeWarpSize)",
+            ctx.source.data.decode("utf-8", "replace"),
+        )
+    )
+
+
 # -- WRP002 / WRP004: shuffles -------------------------------------------------------------
 
 
@@ -350,7 +505,7 @@ def _shuffles(ctx: FileContext) -> Iterable[Finding]:
                 call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte
             )
             lane, width = shuffle_operands(name, call)
-            if int_value(width, ctx.source) == 32:
+            if _warp_value(ctx, width) == 32:
                 yield SHUFFLE_WIDTH.finding(
                     ctx, width.start_byte, width.end_byte, f"`{name}` with width 32 splits a 64-lane wavefront in two",
                     edits=_literal_edit(ctx, width, portable.WARP_SIZE),
@@ -413,7 +568,7 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
             continue
         loop_text = ctx.source.text(loop.start_byte, loop.end_byte)
         uses_shuffle = any(name in loop_text for name in SHUFFLE_CALLS)
-        start_value = int_value(start, ctx.source)
+        start_value = _warp_value(ctx, start)
         if start_value == 16 and uses_shuffle and _shuffle_uses(ctx, loop, counter):
             yield SHUFFLE_OFFSET.finding(
                 ctx, start.start_byte, start.end_byte,
@@ -422,7 +577,7 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
             )  # fmt: skip
             continue
         bound = _upper_bound(ctx, condition, counter)
-        limit = int_value(bound, ctx.source) if bound is not None else None
+        limit = _warp_value(ctx, bound) if bound is not None else None
         inclusive = (
             condition.child_by_field_name("operator") is not None
             and ctx.source.text(
@@ -453,7 +608,7 @@ def _lane_stride(ctx: FileContext, loop, counter: str, start) -> tree_sitter.Nod
     operator = update.child_by_field_name("operator")
     if left is None or right is None or operator is None or ctx.source.text(left.start_byte, left.end_byte) != counter:
         return None
-    if ctx.source.text(operator.start_byte, operator.end_byte) != "+=" or int_value(right, ctx.source) != 32:
+    if ctx.source.text(operator.start_byte, operator.end_byte) != "+=" or _warp_value(ctx, right) != 32:
         return None
     return right if VarClass.LANE in ctx.device.expression_classes(start) else None
 
@@ -513,7 +668,7 @@ def _shared_arrays(ctx: FileContext) -> Iterable[Finding]:
                     ctx, divisor.start_byte, divisor.end_byte, f"`{name}[{size_text}]` has one slot per 32-thread warp",
                     edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
                 )  # fmt: skip
-            elif int_value(size, ctx.source) == 32 and _indexed_by_lane_or_warp(ctx, declaration, name):
+            elif _warp_value(ctx, size) == 32 and _indexed_by_lane_or_warp(ctx, declaration, name):
                 yield PER_WARP_SHARED.finding(
                     ctx, size.start_byte, size.end_byte, f"`{name}[32]` is indexed by lane or warp id: too small for 64 lanes",
                     edits=_literal_edit(ctx, size, portable.WARP_SIZE),
@@ -526,7 +681,7 @@ def _per_warp_divisor(ctx: FileContext, size: tree_sitter.Node) -> tree_sitter.N
         if node.type != "binary_expression":
             continue
         parts = binary_parts(node, ctx.source)
-        if parts and (parts[1], int_value(parts[2], ctx.source)) in (("/", 32), (">>", 5)):
+        if parts and (parts[1], _warp_value(ctx, parts[2])) in (("/", 32), (">>", 5)):
             return parts[2]
     return None
 
@@ -594,6 +749,7 @@ def _constant_finding(
         text = ctx.source.text(value.start_byte, value.end_byte)
         match = re.fullmatch(r"\s*\(?\s*(\d+)[uU]?\s*\)?\s*(//.*|/\*.*)?", text)
         if not match:
+            yield from _derived_constant_finding(ctx, name, value)
             return
         start = value.start_byte + encoded_length(text[: match.start(1)])
         end = start + len(match.group(1))
@@ -612,6 +768,24 @@ def _constant_finding(
     yield WARP_CONSTANT.finding(
         ctx, start, end, f"`{name}` fixes the warp at 32 lanes; CDNA wavefronts have 64",
         edits=(Edit(start, end, replacement.encode()),),
+    )  # fmt: skip
+
+
+def _derived_constant_finding(ctx: FileContext, name: str, value: tree_sitter.Node) -> Iterable[Finding]:
+    """`#define WARP_THREADS CUB_WARP_THREADS(0)`: a warp-size macro defined from a library's 32."""
+    text = ctx.source.text(value.start_byte, value.end_byte)
+    body = re.sub(r"\s*(//.*|/\*.*)$", "", text)
+    if not re.search(r"[A-Za-z_]", body) or ctx.value_of(value) is None:
+        return
+    from porter.rules.consteval import evaluate
+
+    number = evaluate(body, ctx.shared_constants)
+    if number != 32:
+        return
+    end = value.start_byte + encoded_length(body)
+    yield WARP_CONSTANT.finding(
+        ctx, value.start_byte, end, f"`{name}` is {body.strip()}, 32 lanes; CDNA wavefronts have 64",
+        edits=(Edit(value.start_byte, end, portable.WARP_SIZE.encode()),),
     )  # fmt: skip
 
 

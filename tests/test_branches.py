@@ -1,0 +1,65 @@
+"""Which platform each preprocessor branch is compiled for (porter.rules.branches)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from porter.parse import parse
+from porter.rules.branches import Branches, Side
+from porter.source import FileKind, SourceFile
+
+TEXT = b"""#if defined(USE_ROCM)
+#define HAS_PTX 0
+#else
+#define HAS_PTX 1
+#endif
+#ifndef USE_ROCM
+int cuda_side;
+#elif __CUDA_ARCH__ >= 800
+int undecided;
+#endif
+#if HAS_PTX
+int ptx_side;
+#endif
+#if __CUDA_ARCH__ >= 800
+int arch_test;
+#endif
+__global__ void k() {
+#if defined(__gfx1100__) || defined(__gfx1101__)
+  int rdna;
+#elif defined(__HIP_DEVICE_COMPILE__)
+  int cdna;
+#else
+  int nvidia;
+#endif
+}
+#if 0
+int nowhere;
+#endif
+"""
+
+
+def _sides() -> dict[str, Side | None]:
+    source = SourceFile(path=Path("t.cu"), rel="t.cu", kind=FileKind.CUDA, data=TEXT)
+    branches = Branches(source, parse(source).root)
+    names = ("cuda_side", "undecided", "ptx_side", "arch_test", "rdna", "cdna", "nvidia", "nowhere")
+    return {name: branches.side_at(TEXT.index(name.encode())) for name in names}
+
+
+def test_each_branch_is_decided_by_platform_markers_only():
+    assert _sides() == {
+        "cuda_side": Side.CUDA_ONLY,
+        "undecided": None,  # `__CUDA_ARCH__` stays unknown: the arch-guard rules judge it
+        "ptx_side": Side.CUDA_ONLY,  # a project macro set to 0 on the ROCm side
+        "arch_test": None,
+        "rdna": Side.ROCM_WAVE32,
+        "cdna": Side.ROCM,
+        "nvidia": Side.CUDA_ONLY,
+        "nowhere": Side.DEAD,
+    }
+
+
+def test_deep_nesting_does_not_recurse():
+    text = b"#ifdef USE_ROCM\n" * 3000 + b"int x;\n" + b"#endif\n" * 3000
+    source = SourceFile(path=Path("t.cu"), rel="t.cu", kind=FileKind.CUDA, data=text)
+    assert Branches(source, parse(source).root).side_at(text.index(b"int x")) is Side.ROCM

@@ -1,0 +1,65 @@
+"""Convert bugs found on real files (issue 14), each built after the fix with nvcc and for gfx942.
+
+The HIP toolchain here is HIP 5.7, so the compat header's pre-6.2 path (no `_sync` intrinsics)
+is the one compiled for `__match_all_sync`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from compilers import hip_compile, nvcc_compile
+
+from porter.config import Config
+from porter.convert import convert_source
+from porter.convert.compat import render_header
+from porter.discover import DiscoveredFile
+from porter.scan import analyze_file
+from porter.source import FileKind, SourceFile
+
+CASES = {
+    "cluster_launch_bounds": """
+__global__ void __launch_bounds__(256, 2, 1) scale(float* x) { x[threadIdx.x] *= 2.0f; }
+__global__ void __launch_bounds__(128, 4) shift(float* x) { x[threadIdx.x] += 1.0f; }
+""",
+    "ffs_of_a_copied_mask": """
+__global__ void first_set(const int* in, int* out) {
+  unsigned active = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);
+  unsigned copy = active;
+  out[threadIdx.x] = __ffs(active) + __ffs(copy);
+}
+""",
+    "match_all": """
+__global__ void uniform(const int* in, int* out) {
+  int same = 0;
+  unsigned mask = __match_all_sync(0xffffffff, in[threadIdx.x], &same);
+  out[threadIdx.x] = same + (mask != 0);
+}
+""",
+}
+
+
+def _convert(name: str, text: str, tmp_path):
+    path = tmp_path / f"{name}.cu"
+    path.write_text(text, encoding="utf-8")
+    file = DiscoveredFile(path=path, rel=path.name, kind=FileKind.CUDA)
+    findings = analyze_file(file, Config(), deep="never", extra_args=None, cap=None).findings
+    port = tmp_path / "port" / path.name
+    port.parent.mkdir()
+    port.write_bytes(convert_source(SourceFile.read(path, path.name, FileKind.CUDA), findings, "portable", Config()))
+    (port.parent / "porter_compat.h").write_text(render_header({}, Config().targets), encoding="utf-8")
+    return path, port
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_port_builds_with_nvcc_and_for_gfx942(name, tmp_path):
+    original, port = _convert(name, CASES[name], tmp_path)
+    assert nvcc_compile(original, tmp_path).returncode == 0
+    for result in (nvcc_compile(port, tmp_path), hip_compile(port, tmp_path, targets=("gfx942",))):
+        assert result.returncode == 0, result.stderr[-1500:]
+
+
+def test_a_copied_mask_is_widened_and_ffs_takes_64_bits(tmp_path):
+    _, port = _convert("ffs_of_a_copied_mask", CASES["ffs_of_a_copied_mask"], tmp_path)
+    text = port.read_text()
+    assert "porter_lane_mask_t copy = active;" in text
+    assert "__ffsll((porter_lane_mask_t)(copy))" in text
