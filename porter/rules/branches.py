@@ -135,7 +135,7 @@ class Branches:
                 continue
             arms = self._conditional(node, outer)
             # arms do not overlap, so the one holding the next event is the innermost open one
-            for start, end, live in reversed(arms):
+            for _start, end, live in reversed(arms):
                 open_arms.append((end, live))
             open_arms.sort(key=lambda arm: -arm[0])
 
