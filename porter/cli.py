@@ -42,6 +42,7 @@ class SetupPart(StrEnum):
     ROCM_SYSROOT = "rocm-sysroot"
     CUDA_HEADERS = "cuda-headers"
     CUDA_LIBRARIES = "cuda-libraries"
+    ROCM = "rocm"
 
 
 # The options several commands share, declared once. Values are checked against porter's one target
@@ -240,14 +241,18 @@ def build(
         bool,
         typer.Option("--no-convert", help="Build the tree as it is for gfx* too (an existing port, or CUDA as HIP)."),
     ] = False,
+    rocm_version: RocmVersionOption = None,
 ) -> None:
-    """Build the original (sm_*) and the port (gfx*), with per-kernel registers, shared memory, spills, occupancy."""
+    """Build the original (sm_*) and the port (gfx*), with per-kernel registers, shared memory, spills, occupancy.
+
+    gfx units build against the HIP of the ROCm version (6.4 by default: the HIP 6.4 root of `porter
+    setup rocm`; 5.7 and older: the HIP 5.7 sysroot); the output says which was used."""
     from porter.build.run import build as run_build
     from porter.config import load_config
 
     targets = _build_targets(target)
     # the port is converted for the AMD targets being built, not the configured ones
-    config = load_config(path).with_overrides([t.id for t in targets if t.is_amd], None)
+    config = load_config(path).with_overrides([t.id for t in targets if t.is_amd], rocm_version)
     result = run_build(
         path, targets, config, jobs=jobs, use_cache=not no_cache, hip_nvidia=hip_nvidia, convert_first=not no_convert
     )
@@ -499,7 +504,7 @@ def setup(
 ) -> None:
     """Provision the compile-only ROCm sysroot, the CUDA 12.9 headers libclang parses against, and the CUDA
     math library headers that torch's CUDA headers include."""
-    from porter.targets import provision
+    from porter.targets import provision, rocm_root
 
     steps = {
         SetupPart.ROCM_SYSROOT: ("ROCm sysroot (Debian 13 HIP 5.7 packages)", provision.provision_sysroot),
@@ -508,9 +513,16 @@ def setup(
             "cuBLAS, cuSPARSE, cuSOLVER, cuDNN and cuRAND headers for CUDA 13.0 (NVIDIA wheels, by range requests)",
             provision.provision_cuda_libraries,
         ),
+        SetupPart.ROCM: (
+            "HIP 6.4 root (Debian unstable clang-21 and ROCm 6.4 headers, compile-only)",
+            rocm_root.provision,
+        ),
     }
-    # only PyTorch extensions' CUDA builds need the library headers: `all` goes on without them
-    optional = {SetupPart.CUDA_LIBRARIES} if part is SetupPart.ALL else set()
+    # `all` goes on without the optional parts: only PyTorch extensions' CUDA builds need the library
+    # headers, and the HIP 6.4 root needs root privileges (the HIP 5.7 sysroot builds without it)
+    optional = {SetupPart.CUDA_LIBRARIES, SetupPart.ROCM} if part is SetupPart.ALL else set()
+    if part is SetupPart.ALL and not os.environ.get("PORTER_SETUP_ROCM"):
+        steps.pop(SetupPart.ROCM)  # opt-in for now: PORTER_SETUP_ROCM=1 or `porter setup rocm`
     chosen = list(steps) if part is SetupPart.ALL else [part]
     for key in chosen:
         label, action = steps[key]

@@ -33,16 +33,7 @@ def nvcc_compile(path: Path, workdir: Path) -> subprocess.CompletedProcess:
 def hip_compile(path: Path, workdir: Path, targets=("gfx90a", "gfx942"), extra=()) -> subprocess.CompletedProcess:
     hip = require_hip()
     arches = [f"--offload-arch={t}" for t in targets]
-    command = [
-        str(hip.clang),
-        "-std=c++17",
-        "-O1",
-        *hip.hip_flags(),
-        *arches,
-        *extra,
-        "-c",
-        str(path),
-        "-o",
-        str(workdir / "out.o"),
-    ]
+    command = hip.command(
+        ["-std=c++17", "-O1", *hip.hip_flags(), *arches, *extra, "-c", str(path), "-o", str(workdir / "out.o")]
+    )
     return subprocess.run(command, capture_output=True, text=True, timeout=600)

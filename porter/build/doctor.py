@@ -87,6 +87,30 @@ def _hip() -> Check:
     )
 
 
+def _rocm_root() -> Check:
+    from porter.targets import rocm_root
+
+    name = "HIP 6.4 root (optional)"
+    root = rocm_root.root_dir()
+    if not (root / ".complete").is_file():
+        reason = rocm_root.why_not_possible()
+        advice = reason or "porter setup rocm (about 40 s and 0.8 GB: clang-21, ROCm 6.4 headers incl. hipBLASLt)"
+        return Check(
+            name, "missing", "gfx950 and HIP 6.4 builds need it; HIP 5.7 builds go on without", advice, required=False
+        )
+    hip = toolchains.find_rocm_root_toolchain()
+    if hip is None:
+        return Check(name, "unavailable", f"made at {root}, but {rocm_root.why_not_possible()}", required=False)
+    size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink()) / 1e9
+    targets = ", ".join(t for t in amd_targets() if hip.supports(t))
+    return Check(
+        name,
+        "ok",
+        f"clang-{hip.llvm_major} with HIP {hip.hip_version} at {root} ({size:.2f} GB): {targets}",
+        required=False,
+    )
+
+
 def _lld() -> Check:
     for name in ("ld.lld-19", "ld.lld-20", "ld.lld"):
         if shutil.which(name):
@@ -164,5 +188,5 @@ def _cuda_libraries() -> Check:
 
 def run_checks() -> list[Check]:
     return [
-        _tree_sitter(), _nvcc(), _hip_nvidia(), _hip(), _lld(), *_targets(), _libclang(), _cuda_libraries(), _torch(),
+        _tree_sitter(), _nvcc(), _hip_nvidia(), _hip(), _rocm_root(), _lld(), *_targets(), _libclang(), _cuda_libraries(), _torch(),
     ]  # fmt: skip

@@ -30,7 +30,7 @@ from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.errors import PorterError
 from porter.scan import scan
-from porter.targets import Target, Variant, parse_targets, target
+from porter.targets import Target, Variant, parse_targets, target, toolchains
 
 
 class BuildError(PorterError):
@@ -42,6 +42,7 @@ class BuildResult:
     units: list[Unit]
     kernels: list[dict]
     targets: tuple[str, ...]
+    hip: str | None = None  # which HIP toolchain built the gfx units, for the record
 
     def to_json(self) -> dict:
         from porter import __version__
@@ -49,6 +50,7 @@ class BuildResult:
         return {
             "porter_version": __version__,
             "targets": list(self.targets),
+            "hip_toolchain": self.hip,
             "units": [u.to_json() for u in self.units],
             "kernels": self.kernels,
         }
@@ -80,10 +82,26 @@ def build(
         trees = _trees(root, work, chosen, config, use_cache, hip_nvidia, convert_first)
         tasks = _tasks(root, trees, chosen, hip_nvidia, only)
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-            outcomes = list(pool.map(lambda t: compile_unit(*t, use_cache), tasks))
-        return _collect(outcomes, tasks, findings_by_file, tuple(t.id for t in chosen))
+            rocm = str(config.rocm_version)
+            outcomes = list(pool.map(lambda t: compile_unit(*t, use_cache, rocm), tasks))
+        result = _collect(outcomes, tasks, findings_by_file, tuple(t.id for t in chosen))
+        result.hip = hip_description(rocm if any(t.is_amd for t in chosen) else None)
+        return result
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def hip_description(rocm_version: str | None) -> str | None:
+    """`HIP 6.4 (clang-21, Debian root) for ROCm 6.4`: what the gfx units were built with."""
+    if rocm_version is None:
+        return None
+    hip = toolchains.find_hip_toolchain(rocm_version)
+    if hip is None:
+        return None
+    where = {"root": "Debian unstable root", "sysroot": "Debian 13 sysroot", "rocm": "ROCm install"}.get(
+        hip.kind, hip.kind
+    )
+    return f"HIP {hip.hip_version} (LLVM {hip.llvm_major}, {where}) for --rocm-version {rocm_version}"
 
 
 def _trees(root, work, chosen, config, use_cache, hip_nvidia, convert_first) -> dict[Variant, Path]:

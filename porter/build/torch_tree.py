@@ -29,7 +29,7 @@ KNOWN_GAPS = {
     "hipblaslt/hipblaslt.h": (
         "torch's ATen/cuda/CUDAContextLight.h includes cublasLt.h, whose ROCm counterpart is hipBLASLt; "
         "Debian 13 (HIP 5.7) does not package hipBLASLt, and Debian sid's (7.1) needs HIP 6 or later "
-        "(hip/hip_fp8.h, hipblas-common)"
+        "(hip/hip_fp8.h, hipblas-common): `porter setup rocm` provides HIP 6.4 with hipBLASLt"
     ),
 }
 

@@ -57,20 +57,32 @@ def translation_units(root: Path) -> list[Path]:
 
 
 def compile_unit(
-    path: Path, rel: str, root: Path, target: str, variant: str, extra: list[str] | None, use_cache: bool
+    path: Path,
+    rel: str,
+    root: Path,
+    target: str,
+    variant: str,
+    extra: list[str] | None,
+    use_cache: bool,
+    rocm_version: str | None = None,
 ) -> tuple[Unit, str]:
     if extra is None:
         return Unit(rel, target, variant, "unavailable", "unavailable", NO_TORCH_HIP_NVIDIA), ""
     with tempfile.TemporaryDirectory(prefix="porter-build-") as tmp:
         try:
-            compile_command = toolchain_command(target, path, root, Path(tmp) / "out.o", "compile", variant, extra)
+            compile_command = toolchain_command(
+                target, path, root, Path(tmp) / "out.o", "compile", variant, extra, rocm_version
+            )
         except UnsafeArgument as exc:
             return Unit(rel, target, variant, "failed", "unsafe-input", str(exc)), ""
         if compile_command is None:
-            return Unit(rel, target, variant, "unavailable", "unavailable", why_unavailable(target, variant)), ""
+            reason = why_unavailable(target, variant, rocm_version)
+            return Unit(rel, target, variant, "unavailable", "unavailable", reason), ""
         key = None
         if use_cache:
-            preprocess = toolchain_command(target, path, root, Path(tmp) / "pre.i", "preprocess", variant, extra)
+            preprocess = toolchain_command(
+                target, path, root, Path(tmp) / "pre.i", "preprocess", variant, extra, rocm_version
+            )
             pre = subprocess.run(preprocess, capture_output=True, timeout=600)
             if pre.returncode == 0:
                 # line markers and include flags name where the tree is (a temporary directory for
@@ -98,6 +110,10 @@ def compile_unit(
 
 
 def _compiler_version(command: list[str]) -> str:
+    if command[0] == "unshare" and "--" in command:  # a compiler entered in its own root
+        command = command[: command.index("--") + 2]
+        out = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60)
+        return out.stdout.strip()
     out = subprocess.run([command[0], "--version"], capture_output=True, text=True, timeout=60)
     return out.stdout.strip()
 

@@ -56,7 +56,7 @@ def convert_summary(summary: dict) -> str:
 
 def build_listing(result) -> str:
     """One line per unit and target (its class and first diagnostic when it failed), then the kernels."""
-    lines = []
+    lines = [f"gfx units built with {result.hip}"] if getattr(result, "hip", None) else []
     for unit in result.units:
         status = unit.status + (f" [{unit.cls}]" if unit.cls else "") + (" (cached)" if unit.cached else "")
         lines.append(

@@ -34,7 +34,8 @@ def _hip_nvidia_command(target: str, path: Path, includes: list[str], output: Pa
     clang, toolkit, hip = (
         toolchains.find_system_clang(),
         toolchains.cuda12_device_toolkit(),
-        toolchains.find_hip_toolchain(),
+        # headers read by the host's clang: a HIP toolchain in a root of its own has paths inside it
+        toolchains.find_real_rocm() or toolchains.find_sysroot_toolchain(),
     )
     if clang is None or toolkit is None or hip is None:
         return None
@@ -50,13 +51,21 @@ def _hip_nvidia_command(target: str, path: Path, includes: list[str], output: Pa
 
 
 def toolchain_command(
-    target_id: str, path: Path, root: Path, output: Path, mode: str, variant: str, extra: list[str] | None = None
+    target_id: str,
+    path: Path,
+    root: Path,
+    output: Path,
+    mode: str,
+    variant: str,
+    extra: list[str] | None = None,
+    rocm_version: str | None = None,
 ) -> list[str] | None:
     """The compiler command for one source, or None where no toolchain here can build `target`.
 
     mode: `compile` (an object, with the compiler's per-kernel resource report), `preprocess`, or
     `link` (an executable; where the HIP toolchain is the compile-only sysroot, an object: see `links`).
     extra: the project's own flags for this unit (porter.build.flags), after porter's.
+    rocm_version: the ROCm release the port is built against (porter.targets.toolchains.find_hip_toolchain).
     """
     includes = [f"-I{root}", f"-I{path.parent}", *(extra or [])]
     chosen = target(target_id)
@@ -70,16 +79,16 @@ def toolchain_command(
         tail = {"compile": ["-Xptxas", "-v", "-c"], "preprocess": ["-E"], "link": []}[mode]
         command = [str(nvcc.path), "-x", "cu", *flags, *tail, str(path), "-o", str(output)]
         return shell_safe(command, output.with_name(output.name + ".defines.h"))
-    hip = toolchains.find_hip_toolchain()
+    hip = toolchains.find_hip_toolchain(rocm_version)
     if hip is None or not hip.supports(chosen):
         return None
     flags = _with_standard(["-std=c++17", "-O3", *hip.hip_flags(), f"--offload-arch={chosen.id}"], includes)
     if mode == "compile":
-        return [str(hip.clang), *flags, "-Rpass-analysis=kernel-resource-usage", "-c", str(path), "-o", str(output)]
+        return hip.command([*flags, "-Rpass-analysis=kernel-resource-usage", "-c", str(path), "-o", str(output)])
     if mode == "link":
         runtime = [f"-L{hip.rocm_path / 'lib'}", "-lamdhip64"] if links(chosen.id) else ["-c"]
-        return [str(hip.clang), *flags, str(path), "-o", str(output), *runtime]
-    return [str(hip.clang), *flags, "--cuda-device-only", "-E", str(path), "-o", str(output)]
+        return hip.command([*flags, str(path), "-o", str(output), *runtime])
+    return hip.command([*flags, "--cuda-device-only", "-E", str(path), "-o", str(output)])
 
 
 def links(target_id: str) -> bool:
@@ -90,13 +99,16 @@ def links(target_id: str) -> bool:
     return hip is not None and hip.kind == "rocm"
 
 
-def why_unavailable(target_id: str, variant: str) -> str:
+def why_unavailable(target_id: str, variant: str, rocm_version: str | None = None) -> str:
     if variant == Variant.HIP_NVIDIA:
         return "HIP-on-NVIDIA needs clang-19, the ROCm sysroot and the CUDA 12.9 device tools: `porter setup all`"
     chosen = target(target_id)
     if chosen.is_nvidia:
         return "no nvcc here (see `porter doctor`)"
-    hip = toolchains.find_hip_toolchain()
+    hip = toolchains.find_hip_toolchain(rocm_version)
     if hip is None:
         return "no HIP toolchain here: `porter setup rocm-sysroot` and clang-19 (see `porter doctor`)"
-    return f"this HIP compiler (LLVM {hip.llvm_major}) does not know {chosen.id}; it needs LLVM {chosen.min_llvm}"
+    return (
+        f"this HIP compiler (LLVM {hip.llvm_major}) does not know {chosen.id}; it needs LLVM {chosen.min_llvm}"
+        " (`porter setup rocm` provides clang-21 with HIP 6.4)"
+    )

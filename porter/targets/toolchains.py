@@ -127,6 +127,16 @@ class HipToolchain:
     device_lib_path: Path | None
     hip_version: str
     targets: tuple[str, ...] = field(default=())
+    root: Path | None = None  # a Debian root the compiler runs in (porter.targets.rocm_root); paths are inside it
+
+    def command(self, arguments: list[str]) -> list[str]:
+        """The compiler command line, entered through the root where the compiler lives in one."""
+        command = [str(self.clang), *arguments]
+        if self.root is None:
+            return command
+        from porter.targets import rocm_root
+
+        return rocm_root.wrap(command, self.root)
 
     def hip_flags(self) -> list[str]:
         flags = ["-x", "hip", f"--rocm-path={self.rocm_path}", f"--hip-path={self.rocm_path}"]
@@ -187,10 +197,41 @@ def find_sysroot_toolchain() -> HipToolchain | None:
     )
 
 
+def find_rocm_root_toolchain() -> HipToolchain | None:
+    """clang-21 with HIP 6.4 in its Debian root, once `porter setup rocm` has made it (and root can enter it)."""
+    from porter.targets import rocm_root
+
+    root = rocm_root.root_dir()
+    if not (root / ".complete").is_file() or rocm_root.why_not_possible() is not None:
+        return None
+    clang = Path(f"/usr/bin/clang++-{rocm_root.LLVM_MAJOR}")
+    version = _hip_version(root / "usr" / "include") or rocm_root.HIP_VERSION
+    return HipToolchain("root", clang, rocm_root.LLVM_MAJOR, Path("/usr"), rocm_root.DEVICE_LIBS, version, root=root)
+
+
 @cache
-def find_hip_toolchain() -> HipToolchain | None:
-    """A real ROCm under /opt/rocm is preferred; the sysroot is the fallback."""
-    return find_real_rocm() or find_sysroot_toolchain()
+def find_hip_toolchain(rocm_version: str | None = None) -> HipToolchain | None:
+    """The HIP compiler for a ROCm version: a real ROCm under /opt/rocm first; then, for 6.4 and
+    later (and by default), the HIP 6.4 root before the HIP 5.7 sysroot; for older versions the
+    sysroot first. Either stands in for the other when it is all there is (the result says which)."""
+    real = find_real_rocm()
+    if real is not None:
+        return real
+    older = rocm_version is not None and _release(rocm_version) < (6, 4)
+    order = (
+        (find_sysroot_toolchain, find_rocm_root_toolchain)
+        if older
+        else (find_rocm_root_toolchain, find_sysroot_toolchain)
+    )
+    for find in order:
+        found = find()
+        if found is not None:
+            return found
+    return None
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2]) or (0,)
 
 
 def find_torch() -> tuple[str, Path] | None:

@@ -1,0 +1,104 @@
+"""The HIP 6.4 toolchain in its Debian root (porter.targets.rocm_root), and ROCm version as a build dimension.
+
+The root is opt-in (`porter setup rocm`, as root): the tests that compile through it skip where it
+has not been made; the ones about entering it and refusing without privileges always run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from compilers import hip_compile
+from corpus_cases import CORPUS
+
+from porter.build.run import build
+from porter.config import Config
+from porter.convert.compat import render_header
+from porter.targets import rocm_root, toolchains
+
+
+def require_root_toolchain():
+    hip = toolchains.find_rocm_root_toolchain()
+    if hip is None:
+        pytest.skip("no HIP 6.4 root: `porter setup rocm` (as root)")
+    return hip
+
+
+def test_the_command_mounts_the_users_directories_and_never_the_system_ones(tmp_path):
+    command = ["/usr/bin/clang++-21", f"-I{tmp_path}", "-isystem/usr/include", "-c", str(tmp_path / "a.hip")]
+    wrapped = rocm_root.wrap(command, Path("/cache/root"))
+    mounts = wrapped[wrapped.index("/cache/root") + 1 : wrapped.index("--")]
+    assert mounts == ["/" + tmp_path.parts[1]]
+    assert wrapped[wrapped.index("--") + 1 :] == command
+    assert "/usr" not in mounts
+
+
+def test_without_privileges_setup_says_what_it_needs(monkeypatch):
+    monkeypatch.setattr(rocm_root.os, "geteuid", lambda: 1000)
+    assert "needs root" in rocm_root.why_not_possible()
+
+
+SYNC_CASE = """#include "porter_compat.h"
+__global__ void sum(float* x) {
+  float v = x[threadIdx.x];
+  for (int offset = PORTER_WARP_SIZE / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(PORTER_FULL_MASK, v, offset);
+  x[threadIdx.x] = v;
+}
+"""
+
+
+@pytest.mark.parametrize("hipify_first", [False, True])
+def test_sync_intrinsics_compile_against_hip_6_4_and_5_7(hipify_first, tmp_path):
+    """6.4 through HIP_ENABLE_WARP_SYNC_BUILTINS (or, when hip_runtime.h came first, the compat
+    header's own forms); 5.7 through the pre-6.2 fallback."""
+    hip = require_root_toolchain()
+    (tmp_path / "porter_compat.h").write_text(render_header({}, Config().targets), encoding="utf-8")
+    source = tmp_path / "sum.hip"
+    source.write_text(('#include "hip/hip_runtime.h"\n' if hipify_first else "") + SYNC_CASE, encoding="utf-8")
+    for toolchain in (hip, toolchains.find_sysroot_toolchain()):
+        if toolchain is None:
+            continue
+        command = toolchain.command(
+            [
+                "-std=c++17",
+                *toolchain.hip_flags(),
+                "--offload-arch=gfx942",
+                "-c",
+                str(source),
+                "-o",
+                str(tmp_path / "o"),
+            ]
+        )
+        import subprocess
+
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, (toolchain.hip_version, result.stderr[-1500:])
+
+
+def test_hipblaslt_builds_for_gfx942_gfx950_and_gfx1100(tmp_path):
+    require_root_toolchain()
+    source = tmp_path / "lt.hip"
+    source.write_text(
+        "#include <hip/hip_runtime.h>\n#include <hipblaslt/hipblaslt.h>\n"
+        "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n",
+        encoding="utf-8",
+    )
+    result = hip_compile(source, tmp_path, targets=("gfx942", "gfx950", "gfx1100"))
+    assert result.returncode == 0, result.stderr[-1500:]
+
+
+def test_the_planted_80_kib_kernel_fails_on_gfx942_and_builds_on_gfx950():
+    require_root_toolchain()
+    result = build(CORPUS / "build", ["gfx942", "gfx950"], Config(), use_cache=False, only={"planted_lds.cu"})
+    status = {u.target: (u.status, u.cls) for u in result.units}
+    assert status["gfx942"][0] == "failed" and status["gfx950"] == ("ok", None), status
+    assert "HIP 6.4" in result.hip
+
+
+def test_rocm_version_5_7_builds_against_the_sysroot():
+    require_root_toolchain()
+    if toolchains.find_sysroot_toolchain() is None:
+        pytest.skip("no HIP 5.7 sysroot")
+    result = build(CORPUS / "build", ["gfx942"], Config(rocm_version="5.7"), only={"planted_lds.cu"})
+    assert result.hip.startswith("HIP 5.7")
