@@ -183,7 +183,9 @@ def cases_toml(rng: random.Random) -> str:
     """verify cases with mutated values, written as TOML (only what TOML can say survives)."""
     import tomli_w
 
-    document = {"verify": {"case": [mutate_document(rng, VALID_CASE)], "torch": [mutate_document(rng, VALID_TORCH_CASE)]}}
+    document = {
+        "verify": {"case": [mutate_document(rng, VALID_CASE)], "torch": [mutate_document(rng, VALID_TORCH_CASE)]}
+    }
     try:
         return tomli_w.dumps(_toml_safe(document))
     except (TypeError, ValueError):
@@ -256,7 +258,9 @@ def check_reader(kind: str, rng: random.Random, context: Context) -> None:
         (work / stale).unlink(missing_ok=True)
     try:
         if kind == "compile_commands":
-            valid = [{"directory": str(work), "file": "k.cu", "arguments": ["nvcc", "-DX=1", "-I", "inc", "-c", "k.cu"]}]
+            valid = [
+                {"directory": str(work), "file": "k.cu", "arguments": ["nvcc", "-DX=1", "-I", "inc", "-c", "k.cu"]}
+            ]
             (work / "compile_commands.json").write_text(json_text(rng, valid))
             load_compile_commands(work / "compile_commands.json")
         elif kind == "config":

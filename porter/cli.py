@@ -37,6 +37,12 @@ class PlainFormat(StrEnum):
     JSON = "json"
 
 
+class BuildFailOn(StrEnum):
+    CODE = "code"
+    ANY = "any"
+    NEVER = "never"
+
+
 class SetupPart(StrEnum):
     ALL = "all"
     ROCM_SYSROOT = "rocm-sysroot"
@@ -242,6 +248,13 @@ def build(
         typer.Option("--no-convert", help="Build the tree as it is for gfx* too (an existing port, or CUDA as HIP)."),
     ] = False,
     rocm_version: RocmVersionOption = None,
+    fail_on: Annotated[
+        BuildFailOn,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when a unit fails: for a reason in the code or the port (code), for any reason, or never.",
+        ),
+    ] = BuildFailOn.CODE,
 ) -> None:
     """Build the original (sm_*) and the port (gfx*), with per-kernel registers, shared memory, spills, occupancy.
 
@@ -258,10 +271,14 @@ def build(
     )
     if format is PlainFormat.JSON:
         write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
-        return
-    from porter.report.text import build_listing
+    else:
+        from porter.report.text import build_listing
 
-    write_output(build_listing(result), output)
+        write_output(build_listing(result), output)
+    from porter.build.classify import fails_gate
+
+    if any(fails_gate(unit, fail_on.value) for unit in result.units):
+        raise typer.Exit(1)
 
 
 def _build_targets(values: list[str] | None):

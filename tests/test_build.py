@@ -132,3 +132,23 @@ def test_a_failure_the_scan_left_to_a_person_is_classified_as_such(tmp_path):
     (unit,) = json.loads(result.stdout)["units"]
     assert unit["status"] == "failed" and unit["class"] == "manual-fix-needed", unit
     assert "API008" in unit["diagnostic"]
+
+
+def test_build_exits_1_when_a_unit_fails_in_the_code_and_0_with_fail_on_never(tmp_path):
+    require_hip()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "token_paste.cu").write_bytes((CORPUS / "api" / "token_paste.cu").read_bytes())
+    arguments = ["build", str(tree), "--target", "gfx942", "--no-cache"]
+    assert runner.invoke(app, arguments).exit_code == 1  # manual-fix-needed: the code's problem
+    assert runner.invoke(app, [*arguments, "--fail-on", "never"]).exit_code == 0
+
+
+def test_a_toolchain_gap_fails_the_gate_only_with_fail_on_any():
+    from porter.build.classify import fails_gate
+    from porter.build.units import Unit
+
+    gap = Unit("a.cu", "gfx942", "hip", "failed", "toolchain-missing-header", "hipblaslt/hipblaslt.h")
+    assert not fails_gate(gap, "code") and fails_gate(gap, "any") and not fails_gate(gap, "never")
+    assert fails_gate(Unit("a.cu", "gfx942", "hip", "failed", "port-error", "x"), "code")
+    assert not fails_gate(Unit("a.cu", "gfx950", "hip", "unavailable", "unavailable", "x"), "any")

@@ -118,3 +118,34 @@ def test_generator_reproduces_the_committed_table():
         timeout=900,
     )
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_hip_overloads_are_declared_by_every_hip_here():
+    """porter/rules/data/hip_overloads.json against the HIP 5.7 sysroot and, when made, the HIP 6.4 root."""
+    from porter.rules.api import hip_overloads
+    from porter.targets import rocm_root
+
+    roots = [toolchains.sysroot_dir(), rocm_root.root_dir()]
+    headers = [r / "usr/include/hip/amd_detail/amd_hip_atomic.h" for r in roots]
+    headers = [h for h in headers if h.is_file()]
+    if not headers:
+        pytest.skip("no HIP headers: `porter setup rocm-sysroot`")
+    for header in headers:
+        text = header.read_text(errors="replace")
+        for name, kind in hip_overloads():
+            assert re.search(rf"\b{kind} {name}\({kind}\* \w+, {kind}", text), (header, name, kind)
+
+
+def test_library_warp_constants_match_cub():
+    from porter.rules.consteval import evaluate, library_constants
+
+    cub = toolchains.cuda_headers_path() / "include" / "cub" / "util_arch.cuh"
+    if not cub.is_file():
+        pytest.skip("no CUDA 12.9 headers: `porter setup cuda-headers`")
+    text = cub.read_text(errors="replace")
+    functions, objects = library_constants()
+    for name, value in {**functions, **objects}.items():
+        match = re.search(rf"#\s*define {name}(?:\(\w+\))?\s+(.+)", text)
+        assert match, name
+        body = re.sub(r"\b(CUB_\w+)\s*\(\s*\w*\s*\)", lambda m: str(functions.get(m.group(1), "?")), match.group(1))
+        assert evaluate(body, objects) == value, (name, match.group(1))

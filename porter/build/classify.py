@@ -120,3 +120,17 @@ def classify(
         unit.cls, unit.diagnostic = "manual-fix-needed", f"{', '.join(pending)} left to a person: {unit.diagnostic}"
     else:
         unit.cls = "port-error"
+
+
+# Whose problem each failure class is: the code's or the port's (a build gate fails on these), or the
+# toolchain's here (a missing header, a target this compiler lacks), which says nothing of the code.
+CODE_FAILURES = frozenset(
+    {"port-error", "manual-fix-needed", "unsupported-feature", "original-does-not-build", "unsafe-input"}
+)
+
+
+def fails_gate(unit: Unit, fail_on: str) -> bool:
+    """Does this unit fail a build gate? fail_on: `code` (the default), `any` failure, or `never`."""
+    if fail_on == "never" or unit.status != "failed":
+        return False
+    return fail_on == "any" or unit.cls in CODE_FAILURES

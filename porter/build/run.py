@@ -91,6 +91,9 @@ def build(
         shutil.rmtree(work, ignore_errors=True)
 
 
+MAX_BLOCK_SIZE = 1024  # threads: CUDA's limit, and hip-clang's default flat work-group size
+
+
 def hip_description(rocm_version: str | None) -> str | None:
     """`HIP 6.4 (clang-21, Debian root) for ROCm 6.4`: what the gfx units were built with."""
     if rocm_version is None:
@@ -153,10 +156,15 @@ def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
             name = names.get(mangled, mangled)
             block = sizes.get(base_name(name))
             resources.block_size = block
+            # an unknown block size is taken at the largest a kernel may have, on both vendors alike
+            # (hip-clang's reported occupancy assumes the default flat work-group size, 1024)
+            assumed = block or MAX_BLOCK_SIZE
             if chosen.is_nvidia:
-                nvidia_occupancy(resources, chosen, block)
+                nvidia_occupancy(resources, chosen, assumed)
             else:
-                amd_limiter(resources, chosen, block)
+                amd_limiter(resources, chosen, assumed)
+            if block is None and resources.limiter:
+                resources.limiter += " (at max block size)"
             entry = kernels.setdefault(name, {"name": name, "mangled": mangled, "file": rel, "targets": {}})
             key = f"{chosen.id} hip-nvidia" if variant == Variant.HIP_NVIDIA else chosen.id
             entry["targets"][key] = resources.to_json()

@@ -45,10 +45,18 @@ def stacked_bars(
     return "".join(parts)
 
 
+def elide_middle(text: str, limit: int) -> str:
+    """`very_long_kernel_name_of_a_template` -> `very_long_ker…a_template`: both ends say the most."""
+    if len(text) <= limit:
+        return text
+    keep = limit - 1
+    return text[: (keep + 1) // 2] + "…" + text[len(text) - keep // 2 :]
+
+
 def paired_bars(
     rows: list[tuple[str, float | None, float | None]], left: str, right: str, unit: str = "", width: int = 640
 ) -> str:
-    """Two bars per row (e.g. NVIDIA against AMD occupancy); missing values are drawn as 'n/a'."""
+    """Two bars per row (e.g. NVIDIA against AMD occupancy); a missing value says why in words."""
     if not rows:
         return ""
     bar_height, label_width = 12, 180
@@ -65,12 +73,13 @@ def paired_bars(
     for index, (label, a, b) in enumerate(rows):
         y = top + index * (2 * bar_height + 10)
         parts.append(
-            f'<text x="{label_width - 6}" y="{y + bar_height + 4}" font-size="12" text-anchor="end">{escape(label)}</text>'
+            f'<text x="{label_width - 6}" y="{y + bar_height + 4}" font-size="12" text-anchor="end">'
+            f"<title>{escape(label)}</title>{escape(elide_middle(label, 26))}</text>"
         )
         for offset, (value, colour) in enumerate(((a, "#1565c0"), (b, "#c62828"))):
             yy = y + offset * bar_height
             if value is None:
-                parts.append(f'<text x="{label_width}" y="{yy + 10}" font-size="10">n/a</text>')
+                parts.append(f'<text x="{label_width}" y="{yy + 10}" font-size="10">not built for this target</text>')
                 continue
             w = max(1.0, value * scale)
             parts.append(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+from functools import cache
+from pathlib import Path
 from collections.abc import Iterable
 
 from porter.clang import ClangUnit
@@ -152,6 +155,19 @@ KERNEL_POINTER = Rule(
     use_instead="`cudaFuncSetAttribute(reinterpret_cast<const void*>(my_kernel<T>), ...)`, which both runtimes accept (porter rewrites it).",
 )
 
+HIP_OVERLOAD = Rule(
+    id="API010",
+    name="redefines-hip-overload",
+    category="api",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="A device function that HIP already declares",
+    what="Finds a project's own `atomicMax(float*, float)`, `atomicMin(double*, double)` and the like: overloads CUDA lacks, that HIP's headers declare.",
+    why="hipcc sees two definitions of the same function: `redefinition of 'atomicMax'` stops the build of every file that includes it.",
+    example="__device__ float atomicMax(float* address, float value) { /* CAS loop */ }",
+    use_instead="Keep the definition for NVIDIA only: `#if !defined(__HIP_PLATFORM_AMD__)` around it (porter adds it); HIP's overload does the same.",
+)
+
 RULES = (
     RUNTIME_RENAME,
     DRIVER_RENAME,
@@ -162,6 +178,7 @@ RULES = (
     UNSUPPORTED_API,
     TOKEN_PASTED_API,
     KERNEL_POINTER,
+    HIP_OVERLOAD,
 )
 
 # runtime functions whose kernel argument HIP types as `const void*` only: name → argument index
@@ -253,6 +270,8 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         if entry is not None and entry.category == "api":
             found.append(name_finding(ctx, site.start, site.end, entry, HEADER_RENAME, UNSUPPORTED_API, site))
     yield from (f for f in found if f is not None)
+    if b"atomic" in ctx.source.data:
+        yield from _hip_overloads(ctx)
     if not ctx.portable:
         yield from _launches(ctx)
     yield from _pasting_macros(ctx)
@@ -318,6 +337,50 @@ def _pasting_macros(ctx: FileContext) -> Iterable[Finding]:
 
 def wants_clang(ctx: FileContext) -> bool:
     return ctx.source.kind.is_c_family and b"##" in ctx.source.data and _PASTED.search(ctx.source.data) is not None
+
+
+@cache
+def hip_overloads() -> frozenset[tuple[str, str]]:
+    table = json.loads((Path(__file__).parent / "data" / "hip_overloads.json").read_text(encoding="utf-8"))
+    return frozenset((name, kind) for name, kind in table["overloads"])
+
+
+_OVERLOAD_GUARD = "#if !defined(__HIP_PLATFORM_AMD__)  // HIP declares this overload (porter)\n"
+
+
+def _hip_overloads(ctx: FileContext) -> Iterable[Finding]:
+    """`__device__ float atomicMax(float* a, float v) {…}`: wrapped so that only NVIDIA compiles it."""
+    overloads = hip_overloads()
+    for info in ctx.device.functions:
+        name = info.name.split("(")[0].strip()
+        if not info.is_device or not any(name == n for n, _ in overloads):
+            continue
+        declarator = info.node.child_by_field_name("declarator")
+        parameter_list = declarator.child_by_field_name("parameters") if declarator is not None else None
+        if parameter_list is None:
+            continue
+        parameters = re.sub(r"\s+", " ", ctx.source.text(parameter_list.start_byte, parameter_list.end_byte))
+        kind = re.match(r"\(\s*(?:volatile )?(float|double)\s*\*", parameters)
+        if kind is None or (name, kind.group(1)) not in overloads:
+            continue
+        node = info.node
+        data = ctx.source.data
+        if _OVERLOAD_GUARD.encode()[:30] in data[max(0, node.start_byte - 120) : node.start_byte]:
+            continue
+        line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+        line_end = data.find(b"\n", node.end_byte)
+        line_end = len(data) if line_end < 0 else line_end
+        first_line_end = data.find(b"\n", node.start_byte, node.end_byte)
+        yield HIP_OVERLOAD.finding(
+            ctx,
+            node.start_byte,
+            node.end_byte if first_line_end < 0 else first_line_end,
+            f"HIP declares `{name}({kind.group(1)}*, {kind.group(1)})`: this definition is a redefinition under hipcc",
+            edits=(
+                Edit(line_start, line_start, _OVERLOAD_GUARD.encode()),
+                Edit(line_end, line_end, b"\n#endif  // !__HIP_PLATFORM_AMD__"),
+            ),
+        )
 
 
 def check_clang(ctx: FileContext, unit: ClangUnit) -> Iterable[Finding]:

@@ -104,15 +104,12 @@ def _run(command: list[str], what: str, env: dict | None = None) -> None:
 # -- running the compiler inside ------------------------------------------------------------
 
 # A fixed script: the bind mounts and the command arrive as positional parameters, never as code.
-_ENTER = (
-    """set -e
+_ENTER = """set -e
 root=$1; shift
 while [ "$1" != "--" ]; do mkdir -p "$root$1"; mount --bind "$1" "$root$1"; shift; done
 shift
-exec chroot "$root" /usr/bin/env PATH=%s "$@"
-"""
-    % INSIDE_PATH
-)
+exec chroot "$root" /usr/bin/env PATH=INSIDE_PATH "$@"
+""".replace("INSIDE_PATH", INSIDE_PATH)
 
 
 def wrap(command: list[str], root: Path) -> list[str]:
