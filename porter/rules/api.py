@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from collections.abc import Iterable
 
 from porter.clang import ClangUnit
 from porter.findings import Edit, Engine, Finding, FixKind, Severity
