@@ -139,7 +139,9 @@ def scan(
     except ValueError:
         raise fail(f"--deep must be one of auto, always, never (got {deep!r})") from None
     config = load_config(paths[0]).with_overrides(target, rocm_version)
-    result = run_scan(paths, config, jobs=jobs, deep=deep_mode, use_cache=not no_cache)
+    result = _with_progress(
+        lambda progress: run_scan(paths, config, jobs=jobs, deep=deep_mode, use_cache=not no_cache, progress=progress)
+    )
     if format is ScanFormat.JSON:
         text = json.dumps(result.to_json(), indent=2) + "\n"
     elif format is ScanFormat.SARIF:
@@ -266,8 +268,17 @@ def build(
     targets = _build_targets(target)
     # the port is converted for the AMD targets being built, not the configured ones
     config = load_config(path).with_overrides([t.id for t in targets if t.is_amd], rocm_version)
-    result = run_build(
-        path, targets, config, jobs=jobs, use_cache=not no_cache, hip_nvidia=hip_nvidia, convert_first=not no_convert
+    result = _with_progress(
+        lambda progress: run_build(
+            path,
+            targets,
+            config,
+            jobs=jobs,
+            use_cache=not no_cache,
+            hip_nvidia=hip_nvidia,
+            convert_first=not no_convert,
+            progress=progress,
+        )
     )
     if format is PlainFormat.JSON:
         write_output(json.dumps(result.to_json(), indent=2) + "\n", output)

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 log() { printf '[bootstrap] %s\n' "$*"; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-apt_packages=(clang-19 lld-19 libclang1-19 chromium ninja-build)  # ninja: torch.utils.cpp_extension (verify's torch cases)
+apt_packages=(clang-19 lld-19 libclang1-19 chromium ninja-build debootstrap)  # ninja: torch.utils.cpp_extension (verify's torch cases); debootstrap: the HIP 6.4 root
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -42,5 +42,5 @@ else
   log "pip: porter already installed in .venv"
 fi
 
-log "porter setup: ROCm sysroot and CUDA headers"
-.venv/bin/porter setup all
+log "porter setup: ROCm sysroot, CUDA headers and (as root) the HIP 6.4 root"
+PORTER_SETUP_ROCM=1 .venv/bin/porter setup all

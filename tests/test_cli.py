@@ -102,3 +102,40 @@ def test_rules_json():
 
 def test_version():
     assert invoke("--version").output.startswith("porter ")
+
+
+def test_progress_shows_on_a_terminal_and_not_in_a_pipe(tmp_path):
+    """scan draws rich's progress on stderr only when stderr is a terminal (checked with a pseudo-terminal)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from corpus_cases import CORPUS
+
+    command = [
+        sys.executable,
+        "-m",
+        "porter",
+        "scan",
+        str(CORPUS / "warp_size"),
+        "--no-cache",
+        "-o",
+        str(tmp_path / "o.txt"),
+    ]
+    piped = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert piped.returncode == 0 and piped.stderr == ""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(command, stdin=follower, stdout=follower, stderr=follower, close_fds=True)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert process.wait(timeout=300) == 0
+    assert b"\x1b[" in seen  # the terminal got drawing sequences: the progress bar

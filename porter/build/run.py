@@ -65,6 +65,7 @@ def build(
     hip_nvidia: bool = False,
     convert_first: bool = True,
     only: set[str] | None = None,
+    progress=None,
 ) -> BuildResult:
     """Build every unit of `root` (or those named in `only`) for each target.
 
@@ -83,12 +84,19 @@ def build(
         tasks = _tasks(root, trees, chosen, hip_nvidia, only)
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
             rocm = str(config.rocm_version)
-            outcomes = list(pool.map(lambda t: compile_unit(*t, use_cache, rocm), tasks))
+            outcomes = list(pool.map(lambda t: _compiled(t, use_cache, rocm, progress), tasks))
         result = _collect(outcomes, tasks, findings_by_file, tuple(t.id for t in chosen))
         result.hip = hip_description(rocm if any(t.is_amd for t in chosen) else None)
         return result
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _compiled(task: tuple, use_cache: bool, rocm: str, progress) -> tuple:
+    outcome = compile_unit(*task, use_cache, rocm)
+    if progress:
+        progress(f"{task[3]} {task[1]}")  # target and unit, as each compile ends
+    return outcome
 
 
 MAX_BLOCK_SIZE = 1024  # threads: CUDA's limit, and hip-clang's default flat work-group size

@@ -61,12 +61,18 @@ def unsupported_on_amd(finding) -> bool:
     return rule is not None and rule.unsupported_on_amd
 
 
+# PyTorch extensions write their ROCm branches in CUDA spelling too (`cudaFuncSetAttribute` under
+# `#ifdef USE_ROCM`): torch's hipify renames them at build time. The renames stand there as well.
+SPELLING_CATEGORIES = ("api", "library")
+
+
 def on_ported_platform(ctx: FileContext, findings: list) -> list:
     """The findings that stand once the project's own platform branches are respected.
 
     Code under a branch the project compiles only for NVIDIA (`#ifndef USE_ROCM`, a macro set to
     0 on the ROCm side) is not to be ported; code compiled only for ROCm is HIP already and keeps
-    only the rules that audit HIP code, and none where it targets wave32 devices only.
+    only the rules that audit HIP code (and the renames of CUDA spellings, see SPELLING_CATEGORIES),
+    and none where it targets wave32 devices only.
     """
     from porter.rules.branches import Side
 
@@ -83,7 +89,7 @@ def on_ported_platform(ctx: FileContext, findings: list) -> list:
             and rule.category != "scan-limits"
         ):
             continue
-        if side is Side.ROCM and rule is not None and not rule.audits_hip:
+        if side is Side.ROCM and rule is not None and not (rule.audits_hip or rule.category in SPELLING_CATEGORIES):
             continue
         kept.append(finding)
     return kept

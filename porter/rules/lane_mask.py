@@ -115,15 +115,37 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from _mask_arguments(ctx)
     yield from _mask_definitions(ctx)
     yield from _truncated_votes(ctx)
+    yield from _mask_parameters(ctx)
     yield from _bit_ops(ctx)
     yield from _lane_bits(ctx)
 
 
-def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
-    for name, call in ctx.device.calls_named(MASK_TAKING):
+def _mask_wrappers(ctx: FileContext) -> dict[str, int]:
+    """Functions of this file that pass one of their parameters on as a warp intrinsic's mask: name → index."""
+    wrappers: dict[str, int] = {}
+    for _, call in ctx.device.calls_named(MASK_TAKING):
         arguments = call_arguments(call)
-        if arguments and _is_full_mask_32(ctx, arguments[0]):
-            mask = arguments[0]
+        function = ctx.device.function_of(call)
+        if not arguments or arguments[0].type != "identifier" or function.node is None:
+            continue
+        mask_name = ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
+        declarator = function.node.child_by_field_name("declarator")
+        parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+        for index, parameter in enumerate(parameters.named_children if parameters is not None else []):
+            name_node = parameter.child_by_field_name("declarator")
+            if name_node is not None and ctx.source.text(name_node.start_byte, name_node.end_byte) == mask_name:
+                wrappers[function.name.split("(")[0].strip()] = index
+    return wrappers
+
+
+def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
+    wrappers = _mask_wrappers(ctx)
+    calls = [(name, call, 0) for name, call in ctx.device.calls_named(MASK_TAKING)]
+    calls += [(name, call, wrappers[name]) for name, call in ctx.device.calls_named(tuple(wrappers))]
+    for name, call, index in sorted(calls, key=lambda item: item[1].start_byte):
+        arguments = call_arguments(call)
+        if len(arguments) > index and _is_full_mask_32(ctx, arguments[index]):
+            mask = arguments[index]
             yield FULL_MASK_32.finding(
                 ctx, mask.start_byte, mask.end_byte, f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits",
                 edits=_mask_edit(mask),
@@ -168,6 +190,35 @@ def _mask_definitions(ctx: FileContext) -> Iterable[Finding]:
             yield FULL_MASK_32.finding(
                 ctx, value.start_byte, value.end_byte, "a 32-bit all-lanes mask constant", edits=_mask_edit(value)
             )
+
+
+def _mask_parameters(ctx: FileContext) -> Iterable[Finding]:
+    """`__device__ T shfl(const unsigned mask, T v, int d) { return __shfl_down_sync(mask, v, d); }`.
+
+    A wrapper's 32-bit mask parameter truncates whatever mask its callers pass; HIP 6.2+ refuses it
+    outright (`static_assert`: the mask must be a 64-bit integer).
+    """
+    for name, call in ctx.device.calls_named(MASK_TAKING):
+        arguments = call_arguments(call)
+        function = ctx.device.function_of(call)
+        if not arguments or arguments[0].type != "identifier" or function.node is None:
+            continue
+        mask_name = ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
+        for parameter in captures("(parameter_declaration) @p", function.node.child_by_field_name("declarator")).get(
+            "p", []
+        ):
+            declarator, type_node = parameter.child_by_field_name("declarator"), parameter.child_by_field_name("type")
+            if declarator is None or type_node is None:
+                continue
+            if ctx.source.text(declarator.start_byte, declarator.end_byte) != mask_name:
+                continue
+            type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
+            if THIRTY_TWO_BIT_TYPES.match(type_text):
+                yield MASK_TRUNCATED.finding(
+                    ctx, type_node.start_byte, type_node.end_byte,
+                    f"`{mask_name}` reaches `{name}` as `{type_text}`: a wave64 mask has 64 bits",
+                    edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
+                )  # fmt: skip
 
 
 def _outside_parentheses(text: str) -> str:

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import subprocess
+from functools import cache
 from pathlib import Path
 
 from porter.targets import toolchains
@@ -110,6 +111,16 @@ while [ "$1" != "--" ]; do mkdir -p "$root$1"; mount --bind "$1" "$root$1"; shif
 shift
 exec chroot "$root" /usr/bin/env PATH=INSIDE_PATH "$@"
 """.replace("INSIDE_PATH", INSIDE_PATH)
+
+
+@cache
+def can_enter(root: Path) -> bool:
+    """Can this process make a mount namespace and chroot (a container may forbid either)? Asked once."""
+    try:
+        result = subprocess.run(wrap(["/bin/true"], root), capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return result.returncode == 0
 
 
 def wrap(command: list[str], root: Path) -> list[str]:

@@ -202,7 +202,7 @@ def find_rocm_root_toolchain() -> HipToolchain | None:
     from porter.targets import rocm_root
 
     root = rocm_root.root_dir()
-    if not (root / ".complete").is_file() or rocm_root.why_not_possible() is not None:
+    if not (root / ".complete").is_file() or rocm_root.why_not_possible() is not None or not rocm_root.can_enter(root):
         return None
     clang = Path(f"/usr/bin/clang++-{rocm_root.LLVM_MAJOR}")
     version = _hip_version(root / "usr" / "include") or rocm_root.HIP_VERSION
