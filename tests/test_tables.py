@@ -149,3 +149,22 @@ def test_library_warp_constants_match_cub():
         assert match, name
         body = re.sub(r"\b(CUB_\w+)\s*\(\s*\w*\s*\)", lambda m: str(functions.get(m.group(1), "?")), match.group(1))
         assert evaluate(body, objects) == value, (name, match.group(1))
+
+
+def test_compat_intrinsics_are_built_from_what_every_hip_here_declares():
+    """porter/rules/data/compat_intrinsics.json: the HIP functions its expressions use exist in HIP 5.7 and 6.4."""
+    from porter.rules.numeric_format import compat_intrinsics
+    from porter.targets import rocm_root
+
+    headers = [
+        r / "usr/include/hip/amd_detail/amd_hip_bf16.h" for r in (toolchains.sysroot_dir(), rocm_root.root_dir())
+    ]
+    headers = [h for h in headers if h.is_file()]
+    if not headers:
+        pytest.skip("no HIP headers: `porter setup rocm-sysroot`")
+    for header in headers:
+        text = header.read_text(errors="replace")
+        for name, entry in compat_intrinsics().items():
+            assert not re.search(rf"\b{name}\s*\(", text), (header, name, "HIP has it now: drop the entry")
+            for used in entry["uses"]:
+                assert re.search(rf"\b{used}\s*\(", text), (header, used)

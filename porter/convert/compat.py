@@ -13,6 +13,7 @@ from porter.findings import Finding
 from porter.rewrite import applicable, edits_for_mode
 from porter.rules.api import COMPILER_MACRO
 from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER
+from porter.rules.numeric_format import compat_intrinsics, compat_name
 from porter.targets import known as known_targets
 
 _DEFINE = re.compile(
@@ -77,6 +78,10 @@ def render_header(names: dict[str, str], target_ids) -> str:
             targets=", ".join(target_ids),
             host_warp_size=host_warp_size(target_ids),
             names=sorted(names.items()),
+            intrinsics=[
+                (compat_name(name), entry["parameters"], entry["hip"], name)
+                for name, entry in sorted(compat_intrinsics().items())
+            ],
         )
     )
 

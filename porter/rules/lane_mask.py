@@ -120,10 +120,10 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from _lane_bits(ctx)
 
 
-def _mask_wrappers(ctx: FileContext) -> dict[str, int]:
-    """Functions of this file that pass one of their parameters on as a warp intrinsic's mask: name → index."""
-    wrappers: dict[str, int] = {}
-    for _, call in ctx.device.calls_named(MASK_TAKING):
+def _mask_parameter_sites(ctx: FileContext):
+    """(intrinsic, function, parameter index, parameter node) where a function passes one of its own
+    parameters on as a warp intrinsic's mask: the function is a wrapper whose callers give the mask."""
+    for name, call in ctx.device.calls_named(MASK_TAKING):
         arguments = call_arguments(call)
         function = ctx.device.function_of(call)
         if not arguments or arguments[0].type != "identifier" or function.node is None:
@@ -134,8 +134,12 @@ def _mask_wrappers(ctx: FileContext) -> dict[str, int]:
         for index, parameter in enumerate(parameters.named_children if parameters is not None else []):
             name_node = parameter.child_by_field_name("declarator")
             if name_node is not None and ctx.source.text(name_node.start_byte, name_node.end_byte) == mask_name:
-                wrappers[function.name.split("(")[0].strip()] = index
-    return wrappers
+                yield name, function, index, parameter
+
+
+def _mask_wrappers(ctx: FileContext) -> dict[str, int]:
+    """Functions of this file that take a warp intrinsic's mask from their callers: name → parameter index."""
+    return {function.name.split("(")[0].strip(): index for _, function, index, _ in _mask_parameter_sites(ctx)}
 
 
 def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
@@ -198,27 +202,18 @@ def _mask_parameters(ctx: FileContext) -> Iterable[Finding]:
     A wrapper's 32-bit mask parameter truncates whatever mask its callers pass; HIP 6.2+ refuses it
     outright (`static_assert`: the mask must be a 64-bit integer).
     """
-    for name, call in ctx.device.calls_named(MASK_TAKING):
-        arguments = call_arguments(call)
-        function = ctx.device.function_of(call)
-        if not arguments or arguments[0].type != "identifier" or function.node is None:
+    for name, _, _, parameter in _mask_parameter_sites(ctx):
+        type_node, name_node = parameter.child_by_field_name("type"), parameter.child_by_field_name("declarator")
+        if type_node is None:
             continue
-        mask_name = ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
-        for parameter in captures("(parameter_declaration) @p", function.node.child_by_field_name("declarator")).get(
-            "p", []
-        ):
-            declarator, type_node = parameter.child_by_field_name("declarator"), parameter.child_by_field_name("type")
-            if declarator is None or type_node is None:
-                continue
-            if ctx.source.text(declarator.start_byte, declarator.end_byte) != mask_name:
-                continue
-            type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
-            if THIRTY_TWO_BIT_TYPES.match(type_text):
-                yield MASK_TRUNCATED.finding(
-                    ctx, type_node.start_byte, type_node.end_byte,
-                    f"`{mask_name}` reaches `{name}` as `{type_text}`: a wave64 mask has 64 bits",
-                    edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
-                )  # fmt: skip
+        mask_name = ctx.source.text(name_node.start_byte, name_node.end_byte)
+        type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
+        if THIRTY_TWO_BIT_TYPES.match(type_text):
+            yield MASK_TRUNCATED.finding(
+                ctx, type_node.start_byte, type_node.end_byte,
+                f"`{mask_name}` reaches `{name}` as `{type_text}`: a wave64 mask has 64 bits",
+                edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
+            )  # fmt: skip
 
 
 def _outside_parentheses(text: str) -> str:

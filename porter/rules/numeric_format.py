@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 
-from porter.findings import Finding, FixKind, Severity
+from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
 from porter.rules.patterns import CODE_CONTEXTS
 from porter.targets import RocmVersion
@@ -94,6 +94,17 @@ _HALF_INTERNAL = re.compile(
 
 
 @cache
+def compat_intrinsics() -> dict[str, dict]:
+    """Intrinsics HIP lacks that porter_compat.h provides (porter_<name> macros): data/compat_intrinsics.json."""
+    raw = json.loads(resources.files("porter.rules").joinpath("data", "compat_intrinsics.json").read_text())
+    return raw["intrinsics"]
+
+
+def compat_name(name: str) -> str:
+    return "porter_" + name.lstrip("_")
+
+
+@cache
 def numeric_intrinsics() -> dict[str, str | None]:
     raw = json.loads(resources.files("porter.rules").joinpath("data", "api_map.json").read_text())
     return raw["numeric_intrinsics"]
@@ -161,4 +172,11 @@ def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
         if since is not None and rocm >= RocmVersion.of(since).release:
             continue
         reason = "no checked HIP release (5.7, 6.4, 7.2) declares it" if since is None else f"HIP has it from {since}"
+        if name in compat_intrinsics():
+            replacement = compat_name(name)
+            yield MISSING_INTRINSIC.finding(
+                ctx, match.start(1), match.end(1), f"`{name}`: {reason}; porter_compat.h defines `{replacement}` from what HIP has",
+                edits=(Edit(match.start(1), match.end(1), replacement.encode()),), fix=FixKind.AUTO,
+            )  # fmt: skip
+            continue
         yield MISSING_INTRINSIC.finding(ctx, match.start(1), match.end(1), f"`{name}`: {reason}")
