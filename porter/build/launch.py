@@ -35,10 +35,15 @@ def block_sizes(root: Path, rel: str, flags: list[str]) -> dict[str, int]:
         bounds = [c for c in function.children if c.type == "launch_bounds"]
         declarator = function.child_by_field_name("declarator")
         name_node = declarator.child_by_field_name("declarator") if declarator is not None else None
-        if not bounds or name_node is None:
+        if name_node is None:
             continue
-        arguments = [a for a in bounds[0].named_children if a.type != "comment"]
-        value = evaluate(source.text(arguments[0].start_byte, arguments[0].end_byte), constants) if arguments else None
+        if bounds:
+            arguments = [a for a in bounds[0].named_children if a.type != "comment"]
+            first = source.text(arguments[0].start_byte, arguments[0].end_byte) if arguments else None
+        else:  # the port's `PORTER_LAUNCH_BOUNDS(threads, blocks)`, a macro to the parser
+            macro = _PORTED_BOUNDS.search(source.data, function.start_byte, declarator.start_byte)
+            first = macro.group(1).decode("utf-8", "replace") if macro else None
+        value = evaluate(first, constants) if first else None
         if value:
             sizes[source.text(name_node.start_byte, name_node.end_byte).split("::")[-1]] = value
     for launch in captures("(kernel_call_syntax) @k", parsed.root).get("k", []):
@@ -52,6 +57,9 @@ def block_sizes(root: Path, rel: str, flags: list[str]) -> dict[str, int]:
         if value and name not in sizes:
             sizes[name] = value
     return sizes
+
+
+_PORTED_BOUNDS = re.compile(rb"PORTER_LAUNCH_BOUNDS\s*\(\s*([^,()]+)")
 
 
 def base_name(demangled: str) -> str:

@@ -158,7 +158,7 @@ def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
     block_cache: dict[tuple[str, str], dict[str, int]] = {}
     for unit, rel, tree, chosen, variant, flags, found in parsed_logs:
         if (str(tree), rel) not in block_cache:
-            block_cache[(str(tree), rel)] = block_sizes(tree, rel, flags or []) if unit.status == "ok" else {}
+            block_cache[(str(tree), rel)] = block_sizes(tree, rel, flags or [])
         sizes = block_cache[(str(tree), rel)]
         for mangled, resources in found.items():
             name = names.get(mangled, mangled)
