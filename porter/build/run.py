@@ -156,7 +156,7 @@ def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
         mangled_all.extend(found)
     names = demangle(sorted(set(mangled_all)))
     block_cache: dict[tuple[str, str], dict[str, int]] = {}
-    for unit, rel, tree, chosen, variant, flags, found in parsed_logs:
+    for _unit, rel, tree, chosen, variant, flags, found in parsed_logs:
         if (str(tree), rel) not in block_cache:
             block_cache[(str(tree), rel)] = block_sizes(tree, rel, flags or [])
         sizes = block_cache[(str(tree), rel)]
