@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 from bench import expert  # noqa: E402
 from bench.peer import run_hipify  # noqa: E402
 from bench.pypi import PACKAGES, FetchError, fetch  # noqa: E402
-from porter.build.run import build  # noqa: E402
+from porter.build.run import build, hip_description  # noqa: E402
 from porter.build.units import translation_units  # noqa: E402
 from porter.config import Config  # noqa: E402
 from porter.scan import scan  # noqa: E402
@@ -159,6 +159,7 @@ def render(rows: list[dict], tus: int, seconds: float, command: str) -> str:
         f"Machine: {os.cpu_count()} cores, {cpu or platform.processor()}; {time.strftime('%Y-%m-%d')}; "
         f"{seconds / 60:.1f} min. Reproduce: `{command}`.",
         f"TUs compiled: {'all' if tus <= 0 else f'up to {tus} per package, evenly spaced over the sorted list'}.",
+        f"gfx942 built with {hip_description(str(Config().rocm_version)) or 'no HIP toolchain'}.",
         "",
         "| package | files | TUs | lines | findings (auto / suggested / manual) | expert recall |",
         "|---|---:|---:|---:|---|---:|",
