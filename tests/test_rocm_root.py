@@ -102,3 +102,15 @@ def test_rocm_version_5_7_builds_against_the_sysroot():
         pytest.skip("no HIP 5.7 sysroot")
     result = build(CORPUS / "build", ["gfx942"], Config(rocm_version="5.7"), only={"planted_lds.cu"})
     assert result.hip.startswith("HIP 5.7")
+
+
+def test_rocprim_refusing_gfx950_is_the_toolchains_failure_not_the_codes():
+    require_root_toolchain()
+    from porter.build.classify import fails_gate
+
+    result = build(CORPUS / "library", ["gfx950"], Config(), only={"cub_block_reduce.cu"})
+    (unit,) = result.units
+    if unit.status == "ok":
+        pytest.skip("this rocPRIM supports gfx950")
+    assert unit.cls == "toolchain-unsupported-target" and "rocprim" in unit.diagnostic, unit
+    assert not fails_gate(unit, "code")

@@ -104,6 +104,11 @@ def classify(
     if unit.variant == "cuda":
         unit.cls = "original-does-not-build"
         return
+    library = _library_without_target(unit)
+    if library is not None:
+        unit.cls = "toolchain-unsupported-target"
+        unit.diagnostic = f"{library} does not support {unit.target} ({unit.diagnostic})"
+        return
     if unit.file in cuda_failed or source in cuda_failed:
         unit.cls = "original-does-not-build"
         return
@@ -120,6 +125,22 @@ def classify(
         unit.cls, unit.diagnostic = "manual-fix-needed", f"{', '.join(pending)} left to a person: {unit.diagnostic}"
     else:
         unit.cls = "port-error"
+
+
+# A ROCm library's own header refusing the target: rocPRIM 6.4.3 has no 128-bit atomics on gfx950.
+_LIBRARY_REFUSES = re.compile(
+    r"(?:^|/)include/(rocprim|hipcub|rocthrust|thrust|hipblaslt|rocblas|rccl)/\S*:\d+:\d+: error: .*"
+    r"(not implemented for current architecture|not supported on|unsupported (?:architecture|target))"
+)
+
+
+def _library_without_target(unit: Unit) -> str | None:
+    """The library (with the HIP version porter builds against) whose header stops at this target, if any."""
+    match = _LIBRARY_REFUSES.search(unit.diagnostic or "")
+    if match is None:
+        return None
+    hip = toolchains.find_hip_toolchain()
+    return f"{match.group(1)} of HIP {hip.hip_version}" if hip else match.group(1)
 
 
 # Whose problem each failure class is: the code's or the port's (a build gate fails on these), or the
