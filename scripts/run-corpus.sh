@@ -7,7 +7,8 @@ bash scripts/bootstrap.sh
 mkdir -p reports/corpus
 .venv/bin/porter scan corpus --format json --output reports/corpus/scan.json
 .venv/bin/porter convert corpus --output reports/corpus/portable --format json > reports/corpus/convert.json
-.venv/bin/porter build corpus --target sm_90 --target gfx942 --hip-nvidia --format json --output reports/corpus/build.json
+# the corpus holds deliberate failures (planted bugs, unsupported features): the build reports them, it is no gate here
+.venv/bin/porter build corpus --target sm_90 --target gfx942 --hip-nvidia --fail-on never --format json --output reports/corpus/build.json
 .venv/bin/porter verify corpus/verify --target sm_90 --target gfx942 --format json --output reports/corpus/verify.json \
   || echo "porter verify: some cases failed; see reports/corpus/verify.json"
 .venv/bin/porter verify corpus/emulate --target gfx942 --target gfx1100 --format json --output reports/corpus/emulate.json \
