@@ -63,3 +63,12 @@ def test_deep_nesting_does_not_recurse():
     text = b"#ifdef USE_ROCM\n" * 3000 + b"int x;\n" + b"#endif\n" * 3000
     source = SourceFile(path=Path("t.cu"), rel="t.cu", kind=FileKind.CUDA, data=text)
     assert Branches(source, parse(source).root).side_at(text.index(b"int x")) is Side.ROCM
+
+
+def test_a_conditional_nested_in_a_first_arm_is_found_inside_it():
+    """The arms of a chain are recorded before what nests in them: the innermost arm must still win."""
+    text = b"#ifdef USE_ROCM\nint a;\n#if defined(__gfx1100__)\nint rdna;\n#endif\nint b;\n#else\nint cuda;\n#endif\n"
+    source = SourceFile(path=Path("t.cu"), rel="t.cu", kind=FileKind.CUDA, data=text)
+    branches = Branches(source, parse(source).root)
+    sides = {name: branches.side_at(text.index(name.encode())) for name in ("int a", "rdna", "int b", "cuda")}
+    assert sides == {"int a": Side.ROCM, "rdna": Side.ROCM_WAVE32, "int b": Side.ROCM, "cuda": Side.CUDA_ONLY}

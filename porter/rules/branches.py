@@ -73,11 +73,7 @@ class Environment:
         if name in _WAVEFRONT and self.rocm:
             return self.wave
         defined = self.defined(name)
-        if defined is False:
-            return 0  # an undefined name reads 0 in #if
-        if defined is True and name not in _WAVEFRONT:
-            return 1
-        return None
+        return None if defined is None else int(defined)  # an undefined name reads 0 in #if
 
 
 CUDA = Environment("cuda", rocm=False)
@@ -94,7 +90,7 @@ class Region:
 
 
 class Branches:
-    """The platform regions of one file, innermost last; `side_at(byte)` answers per position."""
+    """The decided platform regions of one file, by start; `side_at(byte)` answers per position."""
 
     def __init__(self, source: SourceFile, root: tree_sitter.Node | None):
         self.source = source
@@ -103,16 +99,20 @@ class Branches:
         self.macros: dict[str, dict[str, int | None]] = {}
         if root is not None and _mentions_platform(source.data):
             self._walk(root)
+        # a chain's arms are recorded before the conditionals nested in its first arm: sort by start
+        self.regions.sort(key=lambda region: region.start)
         self._starts = [region.start for region in self.regions]
 
     def side_at(self, offset: int) -> Side | None:
-        """The side of the innermost decided region holding the offset, else None (both platforms)."""
-        index = bisect.bisect_right(self._starts, offset)
-        found = None
-        for region in self.regions[:index]:
-            if region.start <= offset < region.end:
-                found = region.side  # regions are recorded outermost first, so the last one wins
-        return found
+        """The side of the innermost decided region holding the offset, else None (both platforms).
+
+        Arms nest properly, so of the regions holding the offset the innermost starts last.
+        """
+        for index in range(bisect.bisect_right(self._starts, offset) - 1, -1, -1):
+            region = self.regions[index]
+            if offset < region.end:
+                return region.side
+        return None
 
     # -- walking the conditionals -------------------------------------------------------
 
@@ -310,4 +310,4 @@ def _or(left: bool | None, right: bool | None) -> bool | None:
     return None if left is None or right is None else False
 
 
-__all__ = ["Branches", "Side", "captures"]
+__all__ = ["Branches", "Side"]
