@@ -22,7 +22,7 @@ from porter.discover import DiscoveredFile, Discovery, TorchExtension, discover,
 from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, parse
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
-from porter.rules.consteval import HEADER_SUFFIXES, header_constants
+from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile, UndecodableSource
 from porter.suppress import apply_suppressions
@@ -155,7 +155,7 @@ def analyze_file(
     extra_args: list[str] | None,
     use_cache: bool = False,
     cap: int | None = scan_limits.FINDINGS_PER_RULE,
-    project_constants: dict[str, int] | None = None,
+    project_constants: HeaderConstants | None = None,
 ) -> FileResult:
     """One file's findings; `cap` limits those listed per rule (None: all, as convert needs every edit);
     `project_constants` are the integer constants of the tree's headers."""
@@ -180,14 +180,14 @@ def analyze_file(
             str(deep),
             " ".join(extra_args or []),
             str(cap),
-            repr(sorted((project_constants or {}).items())),
+            project_constants.digest if project_constants else "",
         ]
         parts.append("clang" if clang.find_setup() else "no-clang")
         entry = scan_cache.key(parts, source.data)
         cached = scan_cache.load(entry)
         if cached is not None:
             return _from_cache(file, cached)
-    _analyze(source, file, config, deep, extra_args, result, cap, project_constants or {})
+    _analyze(source, file, config, deep, extra_args, result, cap, project_constants.values if project_constants else {})
     if entry is not None and result.error is None:
         scan_cache.store(entry, _to_cache(result))
     return result
@@ -267,7 +267,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return unique
 
 
-def _project_constants(files: list[DiscoveredFile]) -> dict[str, int]:
+def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
     """The integer constants of the tree's headers: a warp width defined in one header is used in another file."""
     headers = []
     for file in files:
