@@ -18,6 +18,7 @@ from porter.parse import captures, define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.device import (
+    IDENT,
     SHUFFLE_CALLS,
     WARP_CONSTANT_NAME,
     VarClass,
@@ -227,7 +228,7 @@ def _warp_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
     if node is None:
         return None
     text = ctx.source.text(node.start_byte, node.end_byte)
-    if "sizeof" in text or any(WARP_CONSTANT_NAME.search(name) for name in re.findall(r"[A-Za-z_]\w*", text)):
+    if "sizeof" in text or any(WARP_CONSTANT_NAME.search(name) for name in IDENT.findall(text)):
         return None
     return ctx.value_of(node)
 
@@ -272,7 +273,7 @@ def _warp_width_names(ctx: FileContext, uses: list[Finding]) -> set[str]:
     names = set()
     for finding in uses:
         text = ctx.source.text(finding.span.start_byte, finding.span.end_byte)
-        names |= {name for name in re.findall(r"[A-Za-z_]\w*", text) if ctx.shared_constants.get(name) == 32}
+        names |= {name for name in IDENT.findall(text) if ctx.shared_constants.get(name) == 32}
     return names
 
 
@@ -485,10 +486,15 @@ def _is_warp_size(ctx: FileContext, node: tree_sitter.Node, warp_names: set[str]
     if text in warp_names or WARP_CONSTANT_NAME.search(text):
         return True
     # a variable filled from the device: `ws = prop.warpSize`, `cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, d)`
+    name = re.escape(text.encode())
     return bool(
         re.search(
-            rf"\b{re.escape(text)}\s*=\s*[^;]*warpSize\b|&\s*{re.escape(text)}\s*,\s*\w*(DevAttrWarpSize|DeviceAttributeWarpSize)",
-            ctx.source.data.decode("utf-8", "replace"),
+            rb"\b"
+            + name
+            + rb"\s*=\s*[^;]*warpSize\b|&\s*"
+            + name
+            + rb"\s*,\s*\w*(DevAttrWarpSize|DeviceAttributeWarpSize)",
+            ctx.source.data,
         )
     )
 
@@ -775,12 +781,7 @@ def _derived_constant_finding(ctx: FileContext, name: str, value: tree_sitter.No
     """`#define WARP_THREADS CUB_WARP_THREADS(0)`: a warp-size macro defined from a library's 32."""
     text = ctx.source.text(value.start_byte, value.end_byte)
     body = re.sub(r"\s*(//.*|/\*.*)$", "", text)
-    if not re.search(r"[A-Za-z_]", body) or ctx.value_of(value) is None:
-        return
-    from porter.rules.consteval import evaluate
-
-    number = evaluate(body, ctx.shared_constants)
-    if number != 32:
+    if not re.search(r"[A-Za-z_]", body) or ctx.value_of(value) != 32:
         return
     end = value.start_byte + encoded_length(body)
     yield WARP_CONSTANT.finding(
