@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
 import operator
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import tree_sitter
 
 from porter.parse import captures
 from porter.parse import define_names as _define_names
+from porter.rules.tables import read_data
 from porter.source import SourceFile
 
 TYPE_SIZES = {
@@ -42,7 +41,7 @@ _OPERATORS = {
 @cache
 def library_constants() -> tuple[dict[str, int], dict[str, int]]:
     """(function-like, object-like) library macros with a known value on NVIDIA (CUB's warp width)."""
-    table = json.loads((Path(__file__).parent / "data" / "warp_constants.json").read_text(encoding="utf-8"))
+    table = read_data("warp_constants.json")
     return (
         {name: entry["value"] for name, entry in table["function_like"].items()},
         {name: entry["value"] for name, entry in table["object_like"].items()},

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from functools import cache
-from importlib import resources
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
 from porter.rules.patterns import CODE_CONTEXTS
+from porter.rules.tables import read_data
 from porter.targets import RocmVersion
 
 MISSING_API = Rule(
@@ -70,7 +69,7 @@ FIXED_TILE_MEMBERS = (6, 4)
 
 @cache
 def cg_availability() -> dict[str, str | None]:
-    raw = json.loads(resources.files("porter.rules").joinpath("data", "api_map.json").read_text())
+    raw = read_data("api_map.json")
     return raw["cooperative_groups"]
 
 

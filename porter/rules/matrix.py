@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from functools import cache
-from importlib import resources
 
 from porter.findings import Finding, FixKind, Severity
 from porter.parse import Context
 from porter.rules.base import FileContext, Rule
 from porter.rules.ptx import opcode
+from porter.rules.tables import read_data
 
 LAYOUT_NOTE = (
     "MFMA operands are laid out differently across the 64 lanes of a wavefront than mma.sync's "
@@ -90,7 +89,7 @@ _DTYPES = (
 
 @cache
 def matrix_data() -> dict:
-    return json.loads(resources.files("porter.rules").joinpath("data", "matrix.json").read_text())
+    return read_data("matrix.json")
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from functools import cache
-from importlib import resources
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
 from porter.rules.patterns import CODE_CONTEXTS
+from porter.rules.tables import read_data
 from porter.targets import RocmVersion
 from porter.targets import known as targets
 
@@ -96,8 +95,7 @@ _HALF_INTERNAL = re.compile(
 @cache
 def compat_intrinsics() -> dict[str, dict]:
     """Intrinsics HIP lacks that porter_compat.h provides (porter_<name> macros): data/compat_intrinsics.json."""
-    raw = json.loads(resources.files("porter.rules").joinpath("data", "compat_intrinsics.json").read_text())
-    return raw["intrinsics"]
+    return read_data("compat_intrinsics.json")["intrinsics"]
 
 
 def compat_name(name: str) -> str:
@@ -106,7 +104,7 @@ def compat_name(name: str) -> str:
 
 @cache
 def numeric_intrinsics() -> dict[str, str | None]:
-    raw = json.loads(resources.files("porter.rules").joinpath("data", "api_map.json").read_text())
+    raw = read_data("api_map.json")
     return raw["numeric_intrinsics"]
 
 

@@ -7,15 +7,14 @@ unparsed, are found by a token scan of the macro text.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 import tree_sitter
 
 from porter.parse import captures
+from porter.rules.tables import read_data
 from porter.source import SourceFile, encoded_length
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'", "r": ""}
@@ -48,7 +47,7 @@ class AsmStatement:
 
 @cache
 def ptx_table() -> list[PtxEntry]:
-    raw = json.loads(resources.files("porter.rules").joinpath("data", "ptx.json").read_text())
+    raw = read_data("ptx.json")
     return [
         PtxEntry(re.compile(e["match"]), e["family"], e.get("rule"), e.get("use"), e.get("template"))
         for e in raw["instructions"]

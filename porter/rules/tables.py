@@ -55,7 +55,11 @@ def _candidate_pattern(prefixes: tuple[str, ...]) -> re.Pattern[bytes]:
     return re.compile(rb"(?<![\w$])(?:" + alternation + rb")\w*")
 
 
-def _read(name: str) -> dict:
+@cache
+def read_data(name: str) -> dict:
+    """A JSON table of porter/rules/data, as the package ships it: read once per process (api_map.json
+    served three families), shared, never to be mutated."""
+
     return json.loads(resources.files("porter.rules").joinpath("data", name).read_text(encoding="utf-8"))
 
 
@@ -76,8 +80,8 @@ def _entries(raw: dict) -> dict[str, NameEntry]:
 
 @cache
 def load_tables() -> Tables:
-    api = _read("api_map.json")
-    libraries = _read("libraries.json")
+    api = read_data("api_map.json")
+    libraries = read_data("libraries.json")
     return Tables(
         identifiers=_entries(api["identifiers"]),
         includes=_entries(api["includes"]),

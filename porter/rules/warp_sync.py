@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from functools import cache
-from importlib import resources
 
 from porter.findings import Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
+from porter.rules.tables import read_data
 from porter.targets import RocmVersion
 
 OPT_IN = "HIP_ENABLE_WARP_SYNC_BUILTINS"
@@ -83,7 +82,7 @@ _BY_ID = {rule.id: rule for rule in RULES}
 
 @cache
 def intrinsics() -> dict[str, dict]:
-    raw = json.loads(resources.files("porter.rules").joinpath("data", "warp_sync.json").read_text())
+    raw = read_data("warp_sync.json")
     return raw["intrinsics"]
 
 
