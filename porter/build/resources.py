@@ -80,10 +80,11 @@ def parse_amdgpu_remarks(text: str) -> dict[str, KernelResources]:
     return kernels
 
 
-def nvidia_occupancy(resources: KernelResources, target: Target, block_size: int | None) -> None:
-    """Resident warps per SM from registers, shared memory and block size; the limiter named."""
-    if block_size is None or resources.registers is None:
-        resources.limiter = "block size unknown" if block_size is None else None
+def nvidia_occupancy(resources: KernelResources, target: Target, block_size: int) -> None:
+    """Resident warps per SM from registers, shared memory and block size (the caller's, or the
+    largest a kernel may have); the limiter named."""
+    if resources.registers is None:
+        resources.limiter = None
         return
     warps = math.ceil(block_size / target.wavefront)
     registers_per_warp = math.ceil(max(resources.registers, 1) * target.wavefront / 256) * 256
@@ -100,7 +101,7 @@ def nvidia_occupancy(resources: KernelResources, target: Target, block_size: int
     resources.limiter = limiter
 
 
-def amd_limiter(resources: KernelResources, target: Target, block_size: int | None) -> None:
+def amd_limiter(resources: KernelResources, target: Target, block_size: int) -> None:
     """Which resource holds the reported occupancy down: VGPRs, LDS or the wave limit."""
     if resources.occupancy is None:
         return

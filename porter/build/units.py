@@ -18,7 +18,7 @@ from pathlib import Path
 
 from porter.build.flags import NO_TORCH_HIP_NVIDIA
 from porter.build.resources import KernelResources
-from porter.targets import toolchains
+from porter.targets import rocm_root, toolchains
 from porter.targets.command import first_error, toolchain_command, why_unavailable
 from porter.targets.nvcc_args import UnsafeArgument
 
@@ -110,11 +110,7 @@ def compile_unit(
 
 
 def _compiler_version(command: list[str]) -> str:
-    if command[0] == "unshare" and "--" in command:  # a compiler entered in its own root
-        command = command[: command.index("--") + 2]
-        out = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60)
-        return out.stdout.strip()
-    out = subprocess.run([command[0], "--version"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(rocm_root.version_command(command), capture_output=True, text=True, timeout=60)
     return out.stdout.strip()
 
 

@@ -129,6 +129,13 @@ def wrap(command: list[str], root: Path) -> list[str]:
             *host_dirs(command), "--", *command]  # fmt: skip
 
 
+def version_command(command: list[str]) -> list[str]:
+    """The command that prints the version of the compiler `command` runs, entered as `command` is."""
+    if command[:1] == ["unshare"] and "--" in command:  # made by `wrap`: compiler right after `--`
+        return [*command[: command.index("--") + 2], "--version"]
+    return [command[0], "--version"]
+
+
 def host_dirs(command: list[str]) -> list[str]:
     """Top-level host directories named in the command's paths (`/work`, `/tmp`, `/root`), system ones left out."""
     found: list[str] = []
