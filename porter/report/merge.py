@@ -101,8 +101,8 @@ def effort_of(finding: dict) -> str:
 # with one must not read as nearly done.
 UNFIXED_WAVE_FACTOR = 0.6
 SCORE_FORMULA = (
-    "100 × (automatic + ½ × suggested) / all findings, × 0.6 for each error in the warp-size, "
-    "lane-mask or warp-sync categories that porter does not fix automatically"
+    f"100 × (automatic + ½ × suggested) / all findings, × {UNFIXED_WAVE_FACTOR:g} for each error in the "
+    f"{', '.join(WAVE_CORRECTNESS[:-1])} or {WAVE_CORRECTNESS[-1]} categories that porter does not fix automatically"
 )
 
 
