@@ -107,6 +107,7 @@ class FileContext:
     notes: list[str] = field(default_factory=list)
     # integer constants of the project's headers (porter.rules.consteval.header_constants)
     project_constants: dict[str, int] = field(default_factory=dict)
+    _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text
 
     @property
     def source(self):
@@ -137,7 +138,7 @@ class FileContext:
 
     def value_of(self, node) -> int | None:
         """The integer value of an expression node: a literal, or arithmetic over known constants."""
-        from porter.rules.consteval import evaluate
+        from porter.rules.consteval import evaluate, library_constants
         from porter.rules.device import int_value
 
         if node is None:
@@ -147,7 +148,13 @@ class FileContext:
             return literal
         if node.end_byte - node.start_byte > 200 or node.type in ("string_literal", "char_literal"):
             return None
-        return evaluate(self.source.text(node.start_byte, node.end_byte), self.shared_constants)
+        text = self.source.text(node.start_byte, node.end_byte)
+        if node.type == "identifier":  # the common case: one name, looked up without parsing
+            value = self.shared_constants.get(text)
+            return value if value is not None else library_constants()[1].get(text)
+        if text not in self._values:  # the same operand recurs across a file's expressions
+            self._values[text] = evaluate(text, self.shared_constants)
+        return self._values[text]
 
     @cached_property
     def asm_statements(self):

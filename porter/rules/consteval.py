@@ -55,25 +55,48 @@ def evaluate(text: str, constants: dict[str, int]) -> int | None:
     """The integer value of a C expression, or None when anything in it is unknown."""
     if len(text) > 400:
         return None  # a constant's expression is short; anything longer is code, not a constant
-    text = re.sub(r"//.*|/\*.*?\*/", "", text)
+    return _evaluate(text, constants)
+
+
+def _evaluate(text: str, constants: dict[str, int]) -> int | None:
+    if "/" in text:
+        text = _COMMENT.sub("", text)
     functions, objects = library_constants()
-    text = _LIBRARY_CALL.sub(lambda m: str(functions[m.group(1)]) if m.group(1) in functions else m.group(), text)
-    constants = {**objects, **constants}
-    text = re.sub(
-        r"\bsizeof\s*\(\s*([\w\s]+?)\s*\)", lambda m: str(TYPE_SIZES.get(re.sub(r"\s+", " ", m.group(1)), "?")), text
-    )
-    text = re.sub(r"\((?:unsigned |signed |const )*(?:int|long|size_t|unsigned|int32_t|int64_t|uint32_t)\)", "", text)
-    text = re.sub(r"\bstatic_cast<[^>]+>", "", text)
-    text = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", text)
-    text = re.sub(r"[A-Za-z_]\w*", lambda m: str(constants[m.group()]) if m.group() in constants else m.group(), text)
+    if "(" in text:
+        text = _LIBRARY_CALL.sub(lambda m: str(functions[m.group(1)]) if m.group(1) in functions else m.group(), text)
+        text = _SIZEOF.sub(lambda m: str(TYPE_SIZES.get(_BLANKS.sub(" ", m.group(1)), "?")), text)
+        text = _INTEGER_CAST.sub("", text)
+    if "static_cast" in text:
+        text = _STATIC_CAST.sub("", text)
+    text = _SUFFIXED.sub(r"\1", text)
+    text = _IDENTIFIER.sub(lambda m: _constant(m.group(), constants, objects), text)
+    if _LEFT_NAME.search(text) or not text.isascii():
+        return None  # a name with no known value (or no C integer expression at all)
     text = text.replace("/", "//").replace("////", "//")
-    if not text.isascii():
-        return None  # what remains of a C integer expression is ASCII; anything else is not one
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError:
         return None
     return _value(tree.body)
+
+
+def _constant(name: str, constants: dict[str, int], objects: dict[str, int]) -> str:
+    """A name's value as text; the project's constants win over the libraries'. Unknown: the name."""
+    value = constants.get(name)
+    if value is None:
+        value = objects.get(name)
+    return name if value is None else str(value)
+
+
+_COMMENT = re.compile(r"//.*|/\*.*?\*/")
+_SIZEOF = re.compile(r"\bsizeof\s*\(\s*([\w\s]+?)\s*\)")
+_BLANKS = re.compile(r"\s+")
+_INTEGER_CAST = re.compile(r"\((?:unsigned |signed |const )*(?:int|long|size_t|unsigned|int32_t|int64_t|uint32_t)\)")
+_STATIC_CAST = re.compile(r"\bstatic_cast<[^>]+>")
+_SUFFIXED = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# after substitution, a letter that does not continue a number (`0x1f`) is a name left unknown
+_LEFT_NAME = re.compile(r"(?<![\w.])[A-Za-z_]")
 
 
 def _value(node: ast.AST) -> int | None:

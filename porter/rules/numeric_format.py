@@ -8,7 +8,7 @@ from functools import cache
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
-from porter.rules.patterns import CODE_CONTEXTS
+from porter.rules.patterns import CODE_CONTEXTS, finditer
 from porter.rules.tables import read_data
 from porter.targets import RocmVersion
 from porter.targets import known as targets
@@ -126,7 +126,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family:
         return
     data = ctx.source.data
-    uses_fp8 = bool(_FP8_TYPE.search(data) or _FP8_HEADER.search(data) or re.search(rb"(?i)fp8|e4m3", data))
+    uses_fp8 = bool(
+        re.search(rb"(?i)fp8|e4m3", data) or _FP8_HEADER.search(data) or next(finditer(_FP8_TYPE, data), None)
+    )
     if uses_fp8:
         severity, why = _fp8_severity(ctx)
         for match in _FP8_HEADER.finditer(data):
@@ -151,7 +153,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _code_matches(ctx: FileContext, pattern: re.Pattern[bytes]):
-    for match in pattern.finditer(ctx.source.data):
+    for match in finditer(pattern, ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
             yield match
 
@@ -162,9 +164,9 @@ _INTRINSIC_CALL = re.compile(rb"(?<![\w$])(__[a-z0-9_]+|h2?[a-z]+(?:_approx)?)\s
 def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
     table = numeric_intrinsics()
     rocm = ctx.config.rocm_version.release
-    for match in _code_matches(ctx, _INTRINSIC_CALL):
+    for match in finditer(_INTRINSIC_CALL, ctx.source.data):
         name = match.group(1).decode()
-        if name not in table:
+        if name not in table or ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
             continue
         since = table[name]
         if since is not None and rocm >= RocmVersion.of(since).release:
