@@ -66,6 +66,9 @@ WIDE_ENCODINGS = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+# the bytes of a C identifier (and `$`, which GCC and clang accept in one): a name that the byte
+# before a match continues is not a match of its own
+IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 SNIPPET_BYTES = 4096  # a finding's snippet is one line, cut: a 10 MB line must not be decoded per finding
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 

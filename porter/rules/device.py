@@ -106,6 +106,25 @@ def enclosing(node: tree_sitter.Node, kinds: tuple[str, ...]) -> tree_sitter.Nod
     return None
 
 
+_NO_CLASSES: frozenset = frozenset()
+_POSITION_CLASSES = frozenset({VarClass.THREAD, VarClass.LANE, VarClass.WARP})
+_READS_THREAD = re.compile(r"\bthreadIdx\s*\.\s*[xyz]\b|thread_rank\s*\(|\bthreadIdx\b")
+_COUNTS_BITS = re.compile(r"__popc|__ffs|__clz")
+_BLANKS = re.compile(r"\s+")
+_LANE_ARITHMETIC = re.compile(r"(&(31|0x1[fF])|%32|%\w*(WARP|warp|Warp)\w*)(?!\w)")
+_WARP_ARITHMETIC = re.compile(r"(/32|>>5|/\w*(WARP|warp|Warp)\w*)(?!\w)")
+_NAMED_DIVISOR = re.compile(r"(%|&|/|>>)\(?[A-Za-z_]")
+
+
+@dataclass(frozen=True)
+class _ExpressionShape:
+    own: frozenset  # classes the text gives by itself (a ballot: MASK)
+    reads_thread: bool  # threadIdx or thread_rank() in the text
+    names: frozenset[str]  # the names it reads, whose classes it inherits
+    counts_bits: bool  # __popc/__ffs/__clz: a count, not a mask
+    when_thread: frozenset  # classes it adds once it depends on the thread's position
+
+
 @dataclass
 class FunctionInfo:
     node: tree_sitter.Node | None  # None: the file outside any function
@@ -123,6 +142,7 @@ class DeviceFacts:
         self.source = source
         self.root = root
         self._constants = constants  # called once, when a named divisor needs its value
+        self._shapes: dict[tuple[str, str], _ExpressionShape] = {}
 
     @cached_property
     def constants(self) -> dict[str, int]:
@@ -247,38 +267,57 @@ class DeviceFacts:
     def classes_of_expression(
         self, node: tree_sitter.Node, function: FunctionInfo, bound_name: str = ""
     ) -> set[VarClass]:
-        text = self.source.text(node.start_byte, node.end_byte)
-        classes: set[VarClass] = set()
-        if any(call in text for call in BALLOT_CALLS):
-            classes.add(VarClass.MASK)
-        if "__lane_id" in text or "%laneid" in text:
-            classes.add(VarClass.LANE)
-        thread = bool(re.search(r"\bthreadIdx\s*\.\s*[xyz]\b|thread_rank\s*\(|\bthreadIdx\b", text))
-        names = set(IDENT.findall(text))
-        for name in names - {bound_name}:
-            inherited = function.classes.get(name, set()) | (
-                self.file_scope.classes.get(name, set()) if function.node is not None else set()
-            )
-            if inherited & {VarClass.THREAD, VarClass.LANE, VarClass.WARP}:
+        shape = self._shape_of(self.source.text(node.start_byte, node.end_byte), bound_name)
+        classes = set(shape.own)
+        thread = shape.reads_thread
+        for name in shape.names:
+            inherited = function.classes.get(name, _NO_CLASSES)
+            if function.node is not None:
+                inherited = inherited | self.file_scope.classes.get(name, _NO_CLASSES)
+            if inherited & _POSITION_CLASSES:
                 thread = True
             if VarClass.GLOBAL in inherited:
                 classes.add(VarClass.GLOBAL)
-            if VarClass.MASK in inherited and not re.search(r"__popc|__ffs|__clz", text):
+            if VarClass.MASK in inherited and not shape.counts_bits:
                 classes.add(VarClass.MASK)
         if thread:
-            classes.add(VarClass.GLOBAL if "blockIdx" in text else VarClass.THREAD)
-            shape = re.sub(r"\s+", "", text)
-            if re.search(r"(&(31|0x1[fF])|%32|%\w*(WARP|warp|Warp)\w*)(?!\w)", shape):
-                classes.add(VarClass.LANE)
-            if re.search(r"(/32|>>5|/\w*(WARP|warp|Warp)\w*)(?!\w)", shape):
-                classes.add(VarClass.WARP)
-            if re.search(r"(%|&|/|>>)\(?[A-Za-z_]", shape):
-                classes |= self._named_warp_arithmetic(shape)
-            if LANE_NAME.match(bound_name):
-                classes.add(VarClass.LANE)
-            if WARP_NAME.match(bound_name):
-                classes.add(VarClass.WARP)
+            classes |= shape.when_thread
         return classes
+
+    def _shape_of(self, text: str, bound_name: str) -> _ExpressionShape:
+        """What an expression's text says by itself; the classes it inherits from the names it
+        reads change while `classified` iterates, this does not (so it is worked out once)."""
+        key = (text, bound_name)
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = self._shapes[key] = self._new_shape(text, bound_name)
+        return shape
+
+    def _new_shape(self, text: str, bound_name: str) -> _ExpressionShape:
+        own: set[VarClass] = set()
+        if any(call in text for call in BALLOT_CALLS):
+            own.add(VarClass.MASK)
+        if "__lane_id" in text or "%laneid" in text:
+            own.add(VarClass.LANE)
+        when_thread = {VarClass.GLOBAL if "blockIdx" in text else VarClass.THREAD}
+        compact = _BLANKS.sub("", text)
+        if _LANE_ARITHMETIC.search(compact):
+            when_thread.add(VarClass.LANE)
+        if _WARP_ARITHMETIC.search(compact):
+            when_thread.add(VarClass.WARP)
+        if _NAMED_DIVISOR.search(compact):
+            when_thread |= self._named_warp_arithmetic(compact)
+        if LANE_NAME.match(bound_name):
+            when_thread.add(VarClass.LANE)
+        if WARP_NAME.match(bound_name):
+            when_thread.add(VarClass.WARP)
+        return _ExpressionShape(
+            own=frozenset(own),
+            reads_thread=_READS_THREAD.search(text) is not None,
+            names=frozenset(IDENT.findall(text)) - {bound_name},
+            counts_bits=_COUNTS_BITS.search(text) is not None,
+            when_thread=frozenset(when_thread),
+        )
 
     def expression_is_thread_based(self, node: tree_sitter.Node) -> bool:
         """Does the expression depend on the thread's position (threadIdx or a variable built on it)?"""

@@ -34,13 +34,13 @@ def find_table_names(ctx: FileContext) -> list[NameHit]:
         return []
     identifiers = ctx.tables.identifiers
     hits: list[NameHit] = []
-    for match in ctx.tables.candidate_pattern.finditer(ctx.source.data):
-        entry = identifiers.get(match.group().decode("ascii", "replace"))
+    for start, end, name in ctx.tables.candidates(ctx.source.data):
+        entry = identifiers.get(name)
         if entry is None:
             continue
-        context = ctx.parsed.context_at(match.start(), match.end())
+        context = ctx.parsed.context_at(start, end)
         if context in NAME_CONTEXTS:
-            hits.append(NameHit(match.start(), match.end(), entry, context))
+            hits.append(NameHit(start, end, entry, context))
     return hits
 
 

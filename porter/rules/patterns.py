@@ -14,6 +14,7 @@ from functools import cache
 from porter.findings import Finding
 from porter.parse import Context
 from porter.rules.base import FileContext, Rule
+from porter.source import IDENTIFIER_BYTES
 
 CODE_CONTEXTS = (Context.CODE, Context.MACRO_BODY)
 
@@ -23,7 +24,6 @@ CODE_CONTEXTS = (Context.CODE, Context.MACRO_BODY)
 # byte (0.24 s for one six-way pattern over a 5 MB tree). Matching without it and checking the byte
 # before each match gives the same matches several times faster.
 WORD_START = rb"(?<![\w$])"
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
 
 @cache
@@ -68,7 +68,7 @@ def finditer(regex: re.Pattern[bytes], data: bytes):
         match = fast.search(data, position)
         if match is None:
             return
-        if match.start() > 0 and data[match.start() - 1] in _WORD_BYTES:
+        if match.start() > 0 and data[match.start() - 1] in IDENTIFIER_BYTES:
             position = match.start() + 1  # not at an identifier's start: look again one byte on
             continue
         yield match

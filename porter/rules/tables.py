@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from porter.source import IDENTIFIER_BYTES
+
 
 @dataclass(frozen=True)
 class NameEntry:
@@ -34,25 +36,43 @@ class Tables:
     runtime_cmake: dict[str, str]
     checked_from: dict[str, str]
 
-    @property
-    def candidate_pattern(self) -> re.Pattern[bytes]:
-        return _prefix_pattern(id(self.identifiers), self.identifiers)
+    def candidates(self, data: bytes) -> list[tuple[int, int, str]]:
+        """(start, end, text) of the identifiers in `data` that start like a table name, in order:
+        a cheap pre-filter before the dict lookup."""
+        patterns = _prefix_patterns(id(self.identifiers), self.identifiers)
+        found = []
+        for pattern in patterns:
+            for match in pattern.finditer(data):
+                start = match.start()
+                if start and data[start - 1] in IDENTIFIER_BYTES:
+                    continue  # inside a longer identifier
+                found.append((start, match.end(), match.group().decode("ascii", "replace")))
+        if len(patterns) > 1:
+            found.sort()
+        return found
 
 
-_PREFIX_PATTERNS: dict[int, re.Pattern[bytes]] = {}
+_PREFIX_PATTERNS: dict[int, tuple[re.Pattern[bytes], ...]] = {}
 
 
-def _prefix_pattern(key: int, identifiers: dict) -> re.Pattern[bytes]:
+def _prefix_patterns(key: int, identifiers: dict) -> tuple[re.Pattern[bytes], ...]:
     if key not in _PREFIX_PATTERNS:
-        _PREFIX_PATTERNS[key] = _candidate_pattern(tuple(sorted({name[:3] for name in identifiers})))
+        _PREFIX_PATTERNS[key] = _candidate_patterns(tuple(sorted({name[:3] for name in identifiers})))
     return _PREFIX_PATTERNS[key]
 
 
 @cache
-def _candidate_pattern(prefixes: tuple[str, ...]) -> re.Pattern[bytes]:
-    """Identifiers that start like a table name: a cheap pre-filter before the dict lookup."""
-    alternation = b"|".join(re.escape(p.encode()) for p in prefixes)
-    return re.compile(rb"(?<![\w$])(?:" + alternation + rb")\w*")
+def _candidate_patterns(prefixes: tuple[str, ...]) -> tuple[re.Pattern[bytes], ...]:
+    """One pattern per two-letter start (`cu`, `CU`, `__`, ...), each led by that literal: the
+    regex engine finds a literal lead by a fast scan, where one pattern over every start (or one led
+    by a lookbehind) is tried at every byte: 4x slower over a 5 MB tree."""
+    by_lead: dict[str, list[str]] = {}
+    for prefix in prefixes:
+        by_lead.setdefault(prefix[:2], []).append(prefix[2:])
+    return tuple(
+        re.compile(re.escape(lead.encode()) + b"(?:" + b"|".join(re.escape(r.encode()) for r in rests) + rb")\w*")
+        for lead, rests in sorted(by_lead.items())
+    )
 
 
 @cache

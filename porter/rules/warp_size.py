@@ -225,12 +225,13 @@ def _warp_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
     `kWarpSize`) gives None here: its definition carries the fix, its uses need none. `sizeof`
     arithmetic (`sizeof(int) * 8`) counts bits, never lanes.
     """
-    if node is None:
+    value = ctx.value_of(node)
+    if value is None:
         return None
     text = ctx.source.text(node.start_byte, node.end_byte)
     if "sizeof" in text or any(WARP_CONSTANT_NAME.search(name) for name in IDENT.findall(text)):
         return None
-    return ctx.value_of(node)
+    return value
 
 
 def _literal_edit(ctx: FileContext, node: tree_sitter.Node, replacement: str) -> tuple[Edit, ...]:
@@ -283,6 +284,9 @@ def _warp_width_names(ctx: FileContext, uses: list[Finding]) -> set[str]:
 def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
     facts = ctx.device
     for node in captures("(binary_expression) @b", ctx.parsed.root).get("b", []):
+        operator_node = node.child_by_field_name("operator")
+        if operator_node is None or operator_node.type not in _WARP_OPERATORS:
+            continue  # `+`, `*`, `&&`, ...: no lane, warp or last-lane arithmetic
         parts = binary_parts(node, ctx.source)
         if parts is None:
             continue
@@ -319,6 +323,10 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 f"`{_short(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
                 edits=_literal_edit(ctx, right, portable.HOST_WARP_SIZE) if operator == "/" else (),
             )
+
+
+# the operators of ARITHMETIC and of _is_last_lane_test
+_WARP_OPERATORS = frozenset({"&", "%", "/", ">>", "==", "!=", ">", "<=", "<", ">="})
 
 
 def _is_last_lane_test(operator: str, value: int | None) -> bool:
