@@ -238,7 +238,7 @@ def _kernels(ctx: FileContext) -> list[dict]:
 def _deepen(ctx: FileContext, result: FileResult, deep: Deep, extra_args: list[str] | None) -> None:
     if deep is Deep.NEVER or not ctx.source.kind.is_c_family:
         return
-    families = [f for f in FAMILIES if hasattr(f, "check_clang") and (deep is Deep.ALWAYS or f.wants_clang(ctx))]
+    families = [f for f in FAMILIES if hasattr(f, "check_clang") and (deep is Deep.ALWAYS or _wants_clang(f, ctx))]
     if not families:
         return
     if clang.find_setup() is None:
@@ -254,6 +254,13 @@ def _deepen(ctx: FileContext, result: FileResult, deep: Deep, extra_args: list[s
         result.clang_detail = f"{len(unit.errors)} error(s), first: {unit.errors[0]}"
     for family in families:
         result.findings.extend(family.check_clang(ctx, unit))
+
+
+def _wants_clang(family, ctx: FileContext) -> bool:
+    """Does the family have a question for libclang in this file? A family that declares no
+    `wants_clang` asks only under `--deep always`."""
+    wants = getattr(family, "wants_clang", None)
+    return wants is not None and wants(ctx)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

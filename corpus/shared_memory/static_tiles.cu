@@ -18,7 +18,7 @@ typedef struct {
 } Workspace;
 
 __global__ void hidden_size(double* out) {
-  __shared__ Workspace ws;  // expect: LDS001:libclang
+  __shared__ Workspace ws;  // expect: LDS001  (the struct sized from its fields, no libclang)
   ws.values[threadIdx.x] = out[threadIdx.x];
   __syncthreads();
   out[threadIdx.x] = ws.values[threadIdx.x] * ws.weights[threadIdx.x];

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import Context, captures
 from porter.rules.base import FileContext, Rule
-from porter.rules.patterns import CODE_CONTEXTS
+from porter.rules.patterns import CODE_CONTEXTS, finditer, search
 from porter.source import FileKind, encoded_length
 
 ARCH_VALUE = Rule(
@@ -135,7 +135,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     if b"__CUDA_ARCH__" in data and _device_compiled(ctx):
         yield from _arch_tests(ctx)
-    if _VERSION.search(data):
+    if search(_VERSION, data):
         yield from _version_tests(ctx)
     if b"major" in data or b"Capability" in data:
         matches = list(_CAPABILITY.finditer(data))
@@ -246,7 +246,7 @@ def _chain_end(node) -> int:
 
 
 def _version_tests(ctx: FileContext) -> Iterable[Finding]:
-    for match in _VERSION.finditer(ctx.source.data):
+    for match in finditer(_VERSION, ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) is not Context.CODE or match.group() == b"__NVCC__":
             continue
         node = ctx.parsed.root.descendant_for_byte_range(match.start(), match.end())

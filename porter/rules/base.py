@@ -136,6 +136,13 @@ class FileContext:
 
         return file_constants(self.source, self.parsed.root, self.project_constants)
 
+    @cached_property
+    def struct_sizes(self) -> dict[str, int]:
+        """Bytes of the plain structs the file defines (porter.rules.consteval.struct_sizes)."""
+        from porter.rules.consteval import struct_sizes
+
+        return struct_sizes(self.source, self.parsed.root, self.shared_constants)
+
     def value_of(self, node) -> int | None:
         """The integer value of an expression node: a literal, or arithmetic over known constants."""
         from porter.rules.consteval import evaluate, library_constants

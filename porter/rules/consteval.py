@@ -31,6 +31,9 @@ TYPE_SIZES = {
     "float3": 12, "int3": 12, "double4": 32, "char4": 4, "uchar4": 4,
 }  # fmt: skip
 
+# alignment where it differs from the size: the 3-vectors align as their element, double4 as double2
+_TYPE_ALIGNMENTS = {"float3": 4, "int3": 4, "double4": 16}
+
 _OPERATORS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod, ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_,
@@ -221,3 +224,73 @@ _NAME = re.compile(r"[A-Za-z_]")
 
 def _text(source: SourceFile, node: tree_sitter.Node) -> str:
     return source.text(node.start_byte, node.end_byte)
+
+
+def struct_sizes(source: SourceFile, root: tree_sitter.Node | None, constants: dict[str, int]) -> dict[str, int]:
+    """Bytes of the plain structs the file defines (`struct S {…};`, `typedef struct {…} S;`), laid
+    out by the C rules: each field at its alignment, the size a multiple of the largest. A struct
+    with a base class, a bit-field, an alignment attribute or a field of unknown size is left out."""
+    if root is None or b"struct" not in source.data:
+        return {}
+    layouts: dict[str, tuple[int, int]] = {}  # name -> (size, alignment)
+    found = captures("[(struct_specifier) (type_definition)] @s", root).get("s", [])
+    for node in sorted(found, key=lambda n: n.start_byte):  # a struct is defined before it is used
+        for name, body in _named_bodies(source, node):
+            layout = _layout(source, body, constants, layouts)
+            if layout is not None:
+                layouts[name] = layout
+    return {name: size for name, (size, _) in layouts.items()}
+
+
+def _named_bodies(source: SourceFile, node: tree_sitter.Node):
+    """(name, field list) of a struct definition: `struct S {…}` or `typedef struct {…} S`."""
+    if node.type == "struct_specifier":
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if name is not None and body is not None and not any(c.type == "base_class_clause" for c in node.children):
+            yield _text(source, name), body
+    elif node.type == "type_definition":
+        struct, declarator = node.child_by_field_name("type"), node.child_by_field_name("declarator")
+        if struct is not None and struct.type == "struct_specifier" and declarator is not None:
+            body = struct.child_by_field_name("body")
+            if body is not None and declarator.type == "type_identifier":
+                yield _text(source, declarator), body
+
+
+def _layout(source, body, constants, layouts) -> tuple[int, int] | None:
+    size = alignment = 0
+    for field in body.named_children:
+        if field.type == "comment":
+            continue
+        text = _text(source, field)
+        if field.type != "field_declaration" or re.search(r":|__align__|alignas|__attribute__|\bstatic\b", text):
+            return None
+        type_node = field.child_by_field_name("type")
+        type_text = re.sub(r"\s+", " ", _text(source, type_node)).strip() if type_node is not None else ""
+        if type_text in TYPE_SIZES:
+            element, element_alignment = TYPE_SIZES[type_text], _TYPE_ALIGNMENTS.get(type_text, TYPE_SIZES[type_text])
+        elif type_text in layouts:
+            element, element_alignment = layouts[type_text]
+        else:
+            return None
+        for declarator in field.children_by_field_name("declarator"):
+            count = _element_count(source, declarator, constants)
+            if count is None:
+                return None
+            size = -(-size // element_alignment) * element_alignment + element * count
+            alignment = max(alignment, element_alignment)
+    if alignment == 0:
+        return None
+    return -(-size // alignment) * alignment, alignment
+
+
+def _element_count(source, declarator, constants) -> int | None:
+    """1 for `x`, the product of the extents for `x[4][N]`; None for a pointer, reference or unknown extent."""
+    count = 1
+    while declarator.type == "array_declarator":
+        extent = declarator.child_by_field_name("size")
+        value = evaluate(_text(source, extent), constants) if extent is not None else None
+        if value is None or value < 0:
+            return None
+        count *= value
+        declarator = declarator.child_by_field_name("declarator")
+    return count if declarator.type == "field_identifier" else None

@@ -10,6 +10,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.api import name_finding
 from porter.rules.base import FileContext, Rule
 from porter.rules.names import NAME_CONTEXTS, include_sites, portable_include
+from porter.rules.patterns import finditer
 
 
 def _rename_rule(rule_id: str, name: str, cuda: str, rocm: str, example: str, use_instead: str) -> Rule:
@@ -243,7 +244,7 @@ def _namespaces(ctx: FileContext) -> Iterable[Finding]:
         for cuda, hip in library.get("namespaces", {}).items():
             renames[cuda] = (family, hip)
     pattern = _namespace_pattern(tuple(sorted(renames, key=len, reverse=True)))
-    for match in pattern.finditer(ctx.source.data):
+    for match in finditer(pattern, ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) not in NAME_CONTEXTS:
             continue
         spelled = re.sub(r"\s+", "", match.group().decode(errors="replace"))
@@ -270,7 +271,7 @@ def _manual_prefixes(ctx: FileContext) -> Iterable[Finding]:
     """cuDNN names: hipify's table leaves them out, so they are matched by prefix."""
     if b"cudnn" not in ctx.source.data and b"CUDNN_" not in ctx.source.data:
         return
-    for match in _CUDNN_NAME.finditer(ctx.source.data):
+    for match in finditer(_CUDNN_NAME, ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) not in NAME_CONTEXTS:
             continue
         if match.group().decode() in ctx.tables.identifiers:

@@ -8,7 +8,7 @@ from functools import cache
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
-from porter.rules.patterns import CODE_CONTEXTS, finditer
+from porter.rules.patterns import CODE_CONTEXTS, finditer, search
 from porter.rules.tables import read_data
 from porter.targets import RocmVersion
 from porter.targets import known as targets
@@ -127,7 +127,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         return
     data = ctx.source.data
     uses_fp8 = bool(
-        re.search(rb"(?i)fp8|e4m3", data) or _FP8_HEADER.search(data) or next(finditer(_FP8_TYPE, data), None)
+        re.search(rb"(?i)fp8|e4m3", data) or _FP8_HEADER.search(data) or search(_FP8_TYPE, data)
     )
     if uses_fp8:
         severity, why = _fp8_severity(ctx)

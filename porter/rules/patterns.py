@@ -75,6 +75,11 @@ def finditer(regex: re.Pattern[bytes], data: bytes):
         position = match.end() if match.end() > match.start() else match.end() + 1
 
 
+def search(regex: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:
+    """`regex.search(data)`, found faster where the regex is word-led."""
+    return next(finditer(regex, data), None)
+
+
 @dataclass(frozen=True)
 class Pattern:
     regex: re.Pattern[bytes]

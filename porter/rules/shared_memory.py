@@ -105,7 +105,7 @@ def _shared_declarations(ctx: FileContext, scope: tree_sitter.Node, file_scope: 
         type_text = (
             re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip() if type_node else ""
         )
-        element = TYPE_SIZES.get(type_text)
+        element = TYPE_SIZES.get(type_text) or ctx.struct_sizes.get(type_text)
         for declarator in declaration.children_by_field_name("declarator"):
             name_match = re.match(r"\s*\**\s*(\w+)", ctx.source.text(declarator.start_byte, declarator.end_byte))
             name = name_match.group(1) if name_match else ""
@@ -200,10 +200,12 @@ def _dynamic_finding(ctx, kernels, chosen, kernel_name, size_node, constants, ho
 # -- libclang: sizes that macros from other files or typedefs hide ---------------------------
 
 
-def wants_clang(ctx: FileContext) -> bool:
-    if not ctx.source.kind.is_c_family or b"__shared__" not in ctx.source.data:
-        return False
-    return any(k.unknown for k in _kernels(ctx, ctx.shared_constants).values())
+# No `wants_clang`: under `--deep auto` libclang is not asked about shared-memory sizes. The
+# token pass sizes literal, constant and plain-struct declarations itself; what stays unknown is
+# almost always a template parameter (which a host-only parse cannot size either) or a header
+# outside the include path. Measured on flashinfer, deepspeed and mmcv (reports/benchmarks.md),
+# asking cost ~1 s a file and found nothing; `porter build` reports each kernel's LDS from the
+# compiler, and `--deep always` still asks here.
 
 
 def check_clang(ctx: FileContext, unit: ClangUnit) -> Iterable[Finding]:
