@@ -287,6 +287,13 @@ def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
     return header_constants(headers)
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # reported when the file itself is read
+
+
 def _analyze_star(args: tuple) -> FileResult:
     return analyze_file(*args)
 
@@ -316,9 +323,15 @@ def scan(
             if progress:
                 progress(task[0].rel)
     else:
+        # largest files first, in small chunks: a 250 KB header left to the end would keep one
+        # core busy while the others wait (the results come back in discovery order all the same)
+        by_size = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][0].path))
+        unordered: dict[int, FileResult] = {}
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for result in pool.map(_analyze_star, tasks, chunksize=max(1, len(tasks) // (jobs * 8))):
-                results.append(result)
+            chunks = pool.map(_analyze_star, [tasks[i] for i in by_size], chunksize=max(1, len(tasks) // (jobs * 32)))
+            for index, result in zip(by_size, chunks, strict=True):
+                unordered[index] = result
                 if progress:
                     progress(result.rel)
+        results = [unordered[i] for i in range(len(tasks))]
     return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)

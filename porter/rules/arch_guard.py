@@ -71,6 +71,7 @@ CAPABILITY = Rule(
 RULES = (ARCH_VALUE, ARCH_DEFINED, TOOLKIT_VERSION, CAPABILITY)
 
 _ARCH_COMPARISON = re.compile(rb"__CUDA_ARCH__\s*(>=|<=|==|!=|>|<)\s*\(?\s*\d+|\d+\s*(>=|<=|==|!=|>|<)\s*__CUDA_ARCH__")
+_VERSION_NEEDLES = (b"VERSION", b"__NVCC__", b"__CUDACC_VER_")  # one of which every match holds
 _VERSION = re.compile(
     rb"(?<![\w$])(CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__NVCC__|__CUDA_API_VERSION)\b"
 )
@@ -135,7 +136,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     if b"__CUDA_ARCH__" in data and _device_compiled(ctx):
         yield from _arch_tests(ctx)
-    if search(_VERSION, data):
+    if any(needle in data for needle in _VERSION_NEEDLES) and search(_VERSION, data):
         yield from _version_tests(ctx)
     if b"major" in data or b"Capability" in data:
         matches = list(_CAPABILITY.finditer(data))
