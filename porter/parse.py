@@ -165,3 +165,43 @@ def error_count(parsed: ParsedFile) -> int:
     if not parsed.has_errors:
         return 0
     return len(captures("(ERROR) @e", parsed.root).get("e", []))
+
+
+_INCLUDE_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*include\b", re.M)
+
+
+def include_point(parsed: ParsedFile) -> int:
+    """Where a header included first goes: before the file's first `#include` that no conditional
+    holds (an include guard aside), else before its first line of code. Found once, where the
+    scan has the tree, so that convert need not parse the file again."""
+    data, root = parsed.source.data, parsed.root
+    include = _INCLUDE_DIRECTIVE.search(data)
+    if include is not None:
+        node = root.descendant_for_byte_range(include.start(), include.end()) if root is not None else None
+        while node is not None and node.type not in ("preproc_if", "preproc_ifdef", "translation_unit"):
+            node = node.parent
+        if node is None or node.type == "translation_unit" or _is_include_guard(node, data):
+            return data.rfind(b"\n", 0, include.start()) + 1
+    for child in root.children if root is not None else []:
+        if child.type not in ("comment", "preproc_call") and not _is_include_guard(child, data):
+            return child.start_byte
+        if _is_include_guard(child, data):
+            inner = [
+                c for c in child.children if c.type not in ("comment", "#ifndef", "identifier", "preproc_def", "#endif")
+            ]
+            if inner:
+                return inner[0].start_byte
+    return 0
+
+
+def _is_include_guard(node: tree_sitter.Node, data: bytes) -> bool:
+    if node.type != "preproc_ifdef" or not data[node.start_byte : node.start_byte + 8].startswith(b"#ifndef"):
+        return False
+    name = node.child_by_field_name("name")
+    defines = [c for c in node.children if c.type == "preproc_def"]
+    defined = defines[0].child_by_field_name("name") if defines else None
+    return (
+        name is not None
+        and defined is not None
+        and data[name.start_byte : name.end_byte] == data[defined.start_byte : defined.end_byte]
+    )

@@ -20,7 +20,7 @@ from porter import cache as scan_cache
 from porter.config import Config
 from porter.discover import DiscoveredFile, Discovery, TorchExtension, discover, find_torch_extensions
 from porter.findings import Finding
-from porter.parse import ParsedFile, error_count, parse
+from porter.parse import ParsedFile, error_count, include_point, parse
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
 from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants
 from porter.rules.tables import load_tables
@@ -55,6 +55,7 @@ class FileResult:
     torch_extensions: list[TorchExtension] = field(default_factory=list)
     suppressed: list[Finding] = field(default_factory=list)
     kernels: list[dict] = field(default_factory=list)  # {name, line, end_line}
+    include_point: int | None = None  # where convert puts its first include (parse.include_point)
 
 
 @dataclass
@@ -129,6 +130,7 @@ def _to_cache(result: FileResult) -> dict:
         "clang_detail": result.clang_detail,
         "torch_extensions": [e.to_json() for e in result.torch_extensions],
         "kernels": result.kernels,
+        "include_point": result.include_point,
     }
 
 
@@ -145,6 +147,7 @@ def _from_cache(file: DiscoveredFile, cached: dict) -> FileResult:
         torch_extensions=[TorchExtension(**{**e, "sources": tuple(e["sources"])}) for e in cached["torch_extensions"]],
         suppressed=[Finding.from_json(f) for f in cached["suppressed"]],
         kernels=cached["kernels"],
+        include_point=cached["include_point"],
     )
 
 
@@ -211,6 +214,8 @@ def _analyze(source, file, config, deep, extra_args, result: FileResult, cap: in
         if file.kind is FileKind.SETUP_PY or (file.path.suffix == ".py"):
             result.torch_extensions = find_torch_extensions(file.rel, source.data)
         result.kernels = _kernels(ctx)
+        if ctx.parsed.tree is not None:
+            result.include_point = include_point(ctx.parsed)
         kept, result.suppressed = apply_suppressions(source, _dedupe(result.findings))
         result.findings = scan_limits.capped(ctx, kept, cap)
     except Exception as exc:  # one broken file or rule must not end the run

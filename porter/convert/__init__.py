@@ -41,7 +41,7 @@ from porter.convert.output import (
 )
 from porter.discover import ALWAYS_SKIPPED_DIRS, GENERATED_FILES
 from porter.findings import Edit, Finding
-from porter.parse import parse
+from porter.parse import include_point, parse
 from porter.rewrite import applicable, edits_for_mode, rewrite
 from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER, COMPAT_INCLUDE
 from porter.rules.build import cmake_packages
@@ -158,8 +158,10 @@ def _convert_locked(options: ConvertOptions, config: Config, progress, destinati
     data_by_file = {rel: s.data for rel, s in sources.items()}
     names = existing_names(src / COMPAT_HEADER) if options.mode == "portable" else {}
     names.update(name_map(result.findings, data_by_file, options.unsafe_fixes) if options.mode == "portable" else {})
+    include_points = {r.rel: r.include_point for r in result.files}
     outcomes = [
-        _convert_file(sources[rel], by_file.get(rel, []), options, config) for rel in sorted(sources) if rel in sources
+        _convert_file(sources[rel], by_file.get(rel, []), options, config, include_points.get(rel))
+        for rel in sorted(sources)
     ]
     needs_compat = any(o.changed for o in outcomes) or (src / COMPAT_HEADER).is_file()
     generated = {COMPAT_HEADER: render_header(names, config.targets).encode()} if needs_compat else {}
@@ -197,12 +199,14 @@ def _out_rel(rel: str, mode: str) -> str:
     return rel
 
 
-def _convert_file(source: SourceFile, findings: list[Finding], options: ConvertOptions, config: Config) -> FileOutcome:
+def _convert_file(
+    source: SourceFile, findings: list[Finding], options: ConvertOptions, config: Config, include_at: int | None = None
+) -> FileOutcome:
     mode = options.mode
     extra: list[tuple[Finding | None, Edit]] = []
     left = [f for f in findings if not applicable(f, options.unsafe_fixes)]
     if source.kind.is_c_family and _needs_compat(source, findings, mode, options.unsafe_fixes):
-        extra.append((None, _compat_include(source)))
+        extra.append((None, _compat_include(source, include_at)))
     if options.annotate:
         extra += _annotations(source, left)
     result = rewrite(source.data, findings, mode, extra, options.unsafe_fixes)
@@ -240,50 +244,14 @@ def _needs_compat(source: SourceFile, findings: list[Finding], mode: str, unsafe
     return uses_compat or syncs or (source.kind is FileKind.CUDA and DEVICE_CODE.search(source.data) is not None)
 
 
-def _compat_include(source: SourceFile) -> Edit:
-    """`#include "…/porter_compat.h"` before the file's first include (or its first line of code)."""
+def _compat_include(source: SourceFile, offset: int | None) -> Edit:
+    """`#include "…/porter_compat.h"` before the file's first include (or its first line of code);
+    `offset`, where scan found that point (None: parse the file to find it)."""
     path = os.path.relpath(COMPAT_HEADER, os.path.dirname(source.rel) or ".").replace(os.sep, "/")
     line = f'#include "{path}"{source.newline}'.encode()
-    offset = _first_include_offset(source.data)
+    if offset is None:
+        offset = include_point(parse(source))
     return Edit(offset, offset, line)
-
-
-def _first_include_offset(data: bytes) -> int:
-    tree = parse(SourceFile(path=Path("x.cu"), rel="x.cu", data=data, kind=FileKind.CUDA))
-    root = tree.root
-    include = re.search(rb"^[ \t]*#[ \t]*include\b", data, re.M)
-    if include is not None:
-        node = root.descendant_for_byte_range(include.start(), include.end()) if root is not None else None
-        while node is not None and node.type not in ("preproc_if", "preproc_ifdef", "translation_unit"):
-            node = node.parent
-        if node is None or node.type == "translation_unit" or _is_include_guard(node, data):
-            return data.rfind(b"\n", 0, include.start()) + 1
-    for child in root.children if root is not None else []:
-        if child.type not in ("comment", "preproc_call") and not _is_include_guard(child, data):
-            return child.start_byte
-        if _is_include_guard(child, data):
-            inner = [
-                c for c in child.children if c.type not in ("comment", "#ifndef", "identifier", "preproc_def", "#endif")
-            ]
-            if inner:
-                return inner[0].start_byte
-    return 0
-
-
-def _is_include_guard(node, data: bytes) -> bool:
-    if node.type != "preproc_ifdef" or not data[node.start_byte : node.start_byte + 8].startswith(b"#ifndef"):
-        return False
-    name = node.child_by_field_name("name")
-    defines = [c for c in node.children if c.type == "preproc_def"]
-    return (
-        name is not None
-        and bool(defines)
-        and defines[0].child_by_field_name("name") is not None
-        and (
-            data[name.start_byte : name.end_byte]
-            == data[defines[0].child_by_field_name("name").start_byte : defines[0].child_by_field_name("name").end_byte]
-        )
-    )
 
 
 def _annotations(source: SourceFile, left: list[Finding]) -> list[tuple[Finding, Edit]]:
