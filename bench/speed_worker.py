@@ -1,7 +1,8 @@
-"""One timed run of one tool on one tree, in its own process (so its peak memory is its own).
+"""One timed run of torch's hipify on one tree, in its own process (so its peak memory is its own).
 
-    python bench/speed_worker.py porter-scan|porter-convert|hipify TREE WORKDIR
-Prints one JSON line: {"seconds": ...}.
+    python bench/speed_worker.py hipify TREE WORKDIR
+Prints one JSON line: {"seconds": ...}, hipify's own work (torch's import excluded). porter is
+timed from outside, as its command line (bench/speed.py).
 """
 
 from __future__ import annotations
@@ -18,27 +19,18 @@ sys.path.insert(0, str(REPO))
 
 def main() -> int:
     tool, tree, workdir = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    if tool == "hipify":
-        from bench.peer import run_hipify
+    if tool != "hipify":
+        print(f"speed_worker: unknown tool {tool!r}", file=sys.stderr)
+        return 2
+    from torch.utils.hipify import hipify_python  # noqa: F401  (imported before the clock starts)
 
-        out = workdir / "hipify-out"
-        shutil.rmtree(out, ignore_errors=True)
-        started = time.perf_counter()
-        run_hipify(tree, out, includes=["*"])
-        seconds = time.perf_counter() - started
-    else:
-        from porter.config import Config
-        from porter.convert import ConvertOptions, convert
-        from porter.scan import scan
+    from bench.peer import run_hipify
 
-        started = time.perf_counter()
-        if tool == "porter-scan":
-            scan([tree], Config(), use_cache=True)
-        else:
-            out = workdir / "porter-out"
-            convert(ConvertOptions(tree, out, use_cache=True), Config(), None)
-        seconds = time.perf_counter() - started
-    print(json.dumps({"seconds": seconds}))
+    out = workdir / "hipify-out"
+    shutil.rmtree(out, ignore_errors=True)
+    started = time.perf_counter()
+    run_hipify(tree, out, includes=["*"])
+    print(json.dumps({"seconds": time.perf_counter() - started}))
     return 0
 
 
