@@ -1,0 +1,83 @@
+"""Where a cold scan's time goes: parse, each rule family, and the rest, on one core.
+
+    python bench/profile_scan.py [--tree flashinfer-python] [--output reports/profile-scan.md]
+
+Every file of the tree is analysed in this process (`-j 1`, `--deep never`, no cache), with each
+stage's wall time summed over the files. A family's figure includes the per-file facts it is the
+first to ask for (device facts, constants), which the later families then reuse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.pypi import PACKAGES, fetch  # noqa: E402
+from bench.speed import cpu_model  # noqa: E402
+from porter import scan as scan_module  # noqa: E402
+from porter.config import Config  # noqa: E402
+from porter.rules import FAMILIES  # noqa: E402
+
+
+def _timed(totals: dict[str, float], label: str, function):
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            result = function(*args, **kwargs)
+            return list(result) if label.startswith("rule ") else result
+        finally:
+            totals[label] += time.perf_counter() - started
+
+    return wrapper
+
+
+def profile(tree: Path) -> tuple[float, dict[str, float], int]:
+    totals: dict[str, float] = defaultdict(float)
+    for family in FAMILIES:
+        family.check = _timed(totals, "rule " + family.__name__.rsplit(".", 1)[-1], family.check)
+    for name in ("parse", "on_ported_platform", "error_count", "apply_suppressions"):
+        setattr(scan_module, name, _timed(totals, name, getattr(scan_module, name)))
+    started = time.perf_counter()
+    result = scan_module.scan([tree], Config(), jobs=1, deep=scan_module.Deep.NEVER)
+    return time.perf_counter() - started, totals, len(result.findings)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tree", default="flashinfer-python", choices=sorted(PACKAGES))
+    parser.add_argument("--output", type=Path, default=REPO / "reports" / "profile-scan.md")
+    args = parser.parse_args()
+    package = PACKAGES[args.tree]
+    total, totals, findings = profile(fetch(package))
+    rest = total - sum(totals.values())
+    lines = [
+        f"# Where a cold scan's time goes: {package.name} {package.version}",
+        "",
+        f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; machine: {os.cpu_count()} cores, {cpu_model()}, Python {platform.python_version()}",
+        f"- command: `python bench/profile_scan.py --tree {args.tree}` (one core, `--deep never`, no cache)",
+        f"- {findings} findings in {total:.2f} s",
+        "",
+        "| stage | seconds | share |",
+        "|---|---:|---:|",
+    ]
+    for label, seconds in sorted(
+        [*totals.items(), ("the rest (reading, contexts, dedupe, kernels)", rest)], key=lambda x: -x[1]
+    ):
+        lines.append(f"| {label} | {seconds:.3f} | {100 * seconds / total:.0f} % |")
+    text = "\n".join(lines) + "\n"
+    args.output.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
