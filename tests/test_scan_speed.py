@@ -1,0 +1,81 @@
+"""The speed-ups of the scan keep its answers: word-led patterns find what the regex finds, the
+table-name pre-filter what one pattern over every start finds, and struct sizes are the compiler's."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from porter.parse import parse
+from porter.rules import arch_guard, async_copy, library, numeric_format
+from porter.rules.consteval import struct_sizes
+from porter.rules.patterns import finditer, word_led
+from porter.rules.tables import load_tables
+from porter.source import FileKind, SourceFile
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+TRICKY = (
+    b"x__cluster_dims__ __cluster_dims__ $cuda::barrier cuda :: barrier a.CUDA_VERSION CUDA_VERSIONS\n"
+    b"_CUDA_VERSION (CUDA_VERSION) h2exp(x) __hadd(a, b) ah2exp( __nv_fp8_e4m3 x__nv_fp8_e4m3 cub::X mycub::Y"
+)
+WORD_LED = (
+    *(p.regex for p in async_copy.PATTERNS),
+    arch_guard._VERSION,
+    numeric_format._FP8_TYPE,
+    numeric_format._INTRINSIC_CALL,
+    library._CUDNN_NAME,
+)
+
+
+def _inputs() -> list[bytes]:
+    return [TRICKY, *(p.read_bytes() for p in sorted(CORPUS.rglob("*.cu*")))]
+
+
+@pytest.mark.parametrize("regex", WORD_LED, ids=lambda r: r.pattern[:40].decode(errors="replace"))
+def test_word_led_patterns_find_what_the_regex_finds(regex):
+    for data in _inputs():
+        assert [m.span() for m in finditer(regex, data)] == [m.span() for m in regex.finditer(data)]
+
+
+def test_word_led_only_where_every_alternative_is_word_led():
+    assert word_led(re.compile(rb"(?<![\w$])a|(?<![\w$])b")).pattern == b"a|b"
+    assert word_led(re.compile(rb"(?<![\w$])a|b")) is None  # `b` has no boundary test
+    assert word_led(re.compile(rb"x(?<![\w$])a")) is None  # not at the match's start
+    assert word_led(re.compile(rb"(?<![\w$])a[|]b")).pattern == b"a[|]b"  # a `|` in a class splits nothing
+
+
+def test_table_candidates_match_one_pattern_over_every_start():
+    tables = load_tables()
+    prefixes = b"|".join(re.escape(n[:3].encode()) for n in sorted({n[:3] for n in tables.identifiers}))
+    reference = re.compile(rb"(?<![\w$])(?:" + prefixes + rb")\w*")
+    for data in _inputs():
+        expected = [(m.start(), m.end(), m.group().decode("ascii", "replace")) for m in reference.finditer(data)]
+        assert tables.candidates(data) == expected
+
+
+STRUCTS = """
+typedef struct { double values[4096]; double weights[4100]; } Workspace;
+struct Padded { char a; float b[2]; char c; };
+struct Nested { Padded p; double d; char e; };
+struct Shorts { short s[3]; char c; };
+namespace inner { struct Counts { int n[N]; long long total; }; }
+struct WithPointer { int* p; };
+struct Derived : Padded { int d; };
+"""
+
+
+def test_struct_sizes_are_the_compilers(tmp_path):
+    source = SourceFile(tmp_path / "s.cu", "s.cu", STRUCTS.encode(), FileKind.CUDA)
+    sizes = struct_sizes(source, parse(source).root, {"N": 5})
+    assert set(sizes) == {"Workspace", "Padded", "Nested", "Shorts", "Counts"}  # no pointer, no base class
+    checks = "".join(
+        f'static_assert(sizeof({"inner::" if name == "Counts" else ""}{name}) == {size}, "{name}");\n'
+        for name, size in sizes.items()
+    )
+    program = tmp_path / "check.cpp"
+    program.write_text("constexpr int N = 5;\n" + STRUCTS + checks)
+    compiled = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", str(program)], capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
