@@ -145,7 +145,7 @@ class FileContext:
 
     def value_of(self, node) -> int | None:
         """The integer value of an expression node: a literal, or arithmetic over known constants."""
-        from porter.rules.consteval import evaluate, library_constants
+        from porter.rules.consteval import evaluate, named_value
         from porter.rules.device import int_value
 
         if node is None:
@@ -157,8 +157,7 @@ class FileContext:
             return None
         text = self.source.text(node.start_byte, node.end_byte)
         if node.type == "identifier":  # the common case: one name, looked up without parsing
-            value = self.shared_constants.get(text)
-            return value if value is not None else library_constants()[1].get(text)
+            return named_value(text, self.shared_constants)
         if text not in self._values:  # the same operand recurs across a file's expressions
             self._values[text] = evaluate(text, self.shared_constants)
         return self._values[text]

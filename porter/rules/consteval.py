@@ -58,21 +58,17 @@ def evaluate(text: str, constants: dict[str, int]) -> int | None:
     """The integer value of a C expression, or None when anything in it is unknown."""
     if len(text) > 400:
         return None  # a constant's expression is short; anything longer is code, not a constant
-    return _evaluate(text, constants)
-
-
-def _evaluate(text: str, constants: dict[str, int]) -> int | None:
     if "/" in text:
         text = _COMMENT.sub("", text)
-    functions, objects = library_constants()
     if "(" in text:
+        functions = library_constants()[0]
         text = _LIBRARY_CALL.sub(lambda m: str(functions[m.group(1)]) if m.group(1) in functions else m.group(), text)
         text = _SIZEOF.sub(lambda m: str(TYPE_SIZES.get(_BLANKS.sub(" ", m.group(1)), "?")), text)
         text = _INTEGER_CAST.sub("", text)
     if "static_cast" in text:
         text = _STATIC_CAST.sub("", text)
     text = _SUFFIXED.sub(r"\1", text)
-    text = _IDENTIFIER.sub(lambda m: _constant(m.group(), constants, objects), text)
+    text = _IDENTIFIER.sub(lambda m: _constant(m.group(), constants), text)
     if _LEFT_NAME.search(text) or not text.isascii():
         return None  # a name with no known value (or no C integer expression at all)
     text = text.replace("/", "//").replace("////", "//")
@@ -83,11 +79,14 @@ def _evaluate(text: str, constants: dict[str, int]) -> int | None:
     return _value(tree.body)
 
 
-def _constant(name: str, constants: dict[str, int], objects: dict[str, int]) -> str:
-    """A name's value as text; the project's constants win over the libraries'. Unknown: the name."""
+def named_value(name: str, constants: dict[str, int]) -> int | None:
+    """A name's value: the project's constants win over the libraries' (CUB's warp width)."""
     value = constants.get(name)
-    if value is None:
-        value = objects.get(name)
+    return value if value is not None else library_constants()[1].get(name)
+
+
+def _constant(name: str, constants: dict[str, int]) -> str:
+    value = named_value(name, constants)
     return name if value is None else str(value)
 
 
@@ -265,7 +264,7 @@ def _layout(source, body, constants, layouts) -> tuple[int, int] | None:
         if field.type != "field_declaration" or re.search(r":|__align__|alignas|__attribute__|\bstatic\b", text):
             return None
         type_node = field.child_by_field_name("type")
-        type_text = re.sub(r"\s+", " ", _text(source, type_node)).strip() if type_node is not None else ""
+        type_text = _BLANKS.sub(" ", _text(source, type_node)).strip() if type_node is not None else ""
         if type_text in TYPE_SIZES:
             element, element_alignment = TYPE_SIZES[type_text], _TYPE_ALIGNMENTS.get(type_text, TYPE_SIZES[type_text])
         elif type_text in layouts:
