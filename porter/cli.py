@@ -249,7 +249,13 @@ def build(
         bool,
         typer.Option("--no-convert", help="Build the tree as it is for gfx* too (an existing port, or CUDA as HIP)."),
     ] = False,
-    rocm_version: RocmVersionOption = None,
+    rocm_version: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rocm-version",
+            help="ROCm release the port targets: 5.7 to 7.2 (default 6.4); repeat for a target × version matrix.",
+        ),
+    ] = None,
     fail_on: Annotated[
         BuildFailOn,
         typer.Option(
@@ -262,17 +268,20 @@ def build(
 
     gfx units build against the HIP of the ROCm version (6.4 by default: the HIP 6.4 root of `porter
     setup rocm`; 5.7 and older: the HIP 5.7 sysroot); the output says which was used."""
-    from porter.build.run import build as run_build
+    from porter.build.run import build_matrix
     from porter.config import load_config
 
     targets = _build_targets(target)
     # the port is converted for the AMD targets being built, not the configured ones
-    config = load_config(path).with_overrides([t.id for t in targets if t.is_amd], rocm_version)
+    configs = [
+        load_config(path).with_overrides([t.id for t in targets if t.is_amd], version)
+        for version in dict.fromkeys(rocm_version or [None])
+    ]
     result = _with_progress(
-        lambda progress: run_build(
+        lambda progress: build_matrix(
             path,
             targets,
-            config,
+            configs,
             jobs=jobs,
             use_cache=not no_cache,
             hip_nvidia=hip_nvidia,
@@ -328,8 +337,16 @@ def verify(
     if compare is not None and not (compare / "manifest.json").is_file():
         raise fail(f"{compare}: not a recorded verify run (no manifest.json); make one with --record")
     config = load_config(path)
-    result = run_verify(
-        path, _build_targets(target), config, record=record, reference_dir=compare, use_emulator=emulate or None
+    result = _with_progress(
+        lambda progress: run_verify(
+            path,
+            _build_targets(target),
+            config,
+            record=record,
+            reference_dir=compare,
+            use_emulator=emulate or None,
+            progress=progress,
+        )
     )
     if format is PlainFormat.JSON:
         write_output(json.dumps(result.to_json(), indent=2) + "\n", output)

@@ -152,3 +152,23 @@ def test_a_toolchain_gap_fails_the_gate_only_with_fail_on_any():
     assert not fails_gate(gap, "code") and fails_gate(gap, "any") and not fails_gate(gap, "never")
     assert fails_gate(Unit("a.cu", "gfx942", "hip", "failed", "port-error", "x"), "code")
     assert not fails_gate(Unit("a.cu", "gfx950", "hip", "unavailable", "unavailable", "x"), "any")
+
+
+def test_plain_cublas_code_builds_for_sm_90_where_doctor_finds_the_headers(tmp_path):
+    """doctor and build agree: the CUDA library headers doctor reports are on nvcc's include path."""
+    require_nvcc()
+    if toolchains.cuda_libraries_dir() is None:
+        pytest.skip("no CUDA library headers: `porter setup cuda-libraries`")
+    (tmp_path / "gemm.cu").write_text(
+        "#include <cublas_v2.h>\n"
+        "__global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; }\n"
+        "void gemm(cublasHandle_t h, const float* a, float* c, int n) {\n"
+        "  const float one = 1.0f;\n"
+        "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, a, n, &one, c, n);\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["build", str(tmp_path), "--target", "sm_90", "-f", "json", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    (unit,) = json.loads(result.stdout)["units"]
+    assert unit["status"] == "ok", unit

@@ -114,3 +114,30 @@ def test_rocprim_refusing_gfx950_is_the_toolchains_failure_not_the_codes():
         pytest.skip("this rocPRIM supports gfx950")
     assert unit.cls == "toolchain-unsupported-target" and "rocprim" in unit.diagnostic, unit
     assert not fails_gate(unit, "code")
+
+
+def test_relative_paths_mean_inside_the_root_what_they_mean_outside(tmp_path, monkeypatch):
+    hip = require_root_toolchain()
+    import subprocess
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.hip").write_text(
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] += 1.0f; }\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    command = hip.command(["-x", "hip", "--offload-arch=gfx942", *hip.hip_flags(), "-c", "src/k.hip", "-o", "k.o"])
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-1500:]
+    assert (tmp_path / "k.o").is_file()
+
+
+def test_two_rocm_versions_build_as_a_matrix():
+    require_root_toolchain()
+    if toolchains.find_sysroot_toolchain() is None:
+        pytest.skip("no HIP 5.7 sysroot")
+    from porter.build.run import build_matrix
+
+    configs = [Config(rocm_version="5.7"), Config(rocm_version="6.4")]
+    result = build_matrix(CORPUS / "build", ["gfx942"], configs, only={"planted_lds.cu"})
+    assert sorted(u.target for u in result.units) == ["gfx942 rocm5.7", "gfx942 rocm6.4"]
+    assert "HIP 5.7" in result.hip and "HIP 6.4" in result.hip

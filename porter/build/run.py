@@ -14,11 +14,13 @@ the hash of the preprocessed input, the flags and the compiler version.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from porter.build.classify import classify, ported_headers
@@ -29,6 +31,7 @@ from porter.build.units import Unit, compile_unit, translation_units
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.errors import PorterError
+from porter.rules.tables import load_tables
 from porter.scan import scan
 from porter.targets import Target, Variant, parse_targets, target, toolchains
 
@@ -92,6 +95,45 @@ def build(
         shutil.rmtree(work, ignore_errors=True)
 
 
+def build_matrix(root: Path, targets: Iterable[Target | str], configs: list[Config], **options) -> BuildResult:
+    """`build` once per ROCm version (one config each): the sm_* units once, the gfx* units per
+    version. With more than one version, a gfx unit's target reads `gfx942 rocm5.7`."""
+    chosen = parse_targets(targets)
+    if len(configs) == 1:
+        return build(root, chosen, configs[0], **options)
+    results = []
+    for index, config in enumerate(configs):
+        wanted = chosen if index == 0 else [t for t in chosen if t.is_amd]
+        if not any(t.is_amd for t in wanted):
+            break  # no gfx target: one version builds the same as every other
+        result = build(root, wanted, config, **options)
+        suffix = f" rocm{config.rocm_version}"
+        for unit in result.units:
+            if target(unit.target).is_amd:
+                unit.target += suffix
+        for kernel in result.kernels:
+            kernel["targets"] = {
+                (key + suffix if target(key.split()[0]).is_amd else key): value
+                for key, value in kernel["targets"].items()
+            }
+        results.append(result)
+    return _merged(results)
+
+
+def _merged(results: list[BuildResult]) -> BuildResult:
+    kernels: dict[str, dict] = {}
+    for result in results:
+        for kernel in result.kernels:
+            entry = kernels.setdefault(kernel["name"], {**kernel, "targets": {}})
+            entry["targets"].update(kernel["targets"])
+    return BuildResult(
+        [unit for result in results for unit in result.units],
+        sorted(kernels.values(), key=lambda k: (k["file"], k["name"])),
+        tuple(dict.fromkeys(t for result in results for t in result.targets)),
+        "; ".join(result.hip for result in results if result.hip) or None,
+    )
+
+
 def _compiled(task: tuple, use_cache: bool, rocm: str, progress) -> tuple:
     outcome = compile_unit(*task, use_cache, rocm)
     if progress:
@@ -142,6 +184,21 @@ def _tasks(root, trees, chosen, hip_nvidia, only) -> list[tuple]:
     return tasks
 
 
+_HIP_TYPE = re.compile(r"\b(?:__hip_\w+|hip\w+_t)\b")
+
+
+@cache
+def _cuda_types() -> dict[str, str]:
+    """HIP type name -> CUDA type name, from porter's API table (types only: a kernel's parameters)."""
+    return {e.hip: e.cuda for e in load_tables().identifiers.values() if e.hip and e.kind == "type"}
+
+
+def cuda_spelling(kernel_name: str) -> str:
+    """A demangled kernel name with HIP's type names back in CUDA's, to pair a port's kernel with its original's."""
+    types = _cuda_types()
+    return _HIP_TYPE.sub(lambda m: types.get(m.group(), m.group()), kernel_name)
+
+
 def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
     cuda_failed = {u.file for u, _ in outcomes if u.variant == Variant.CUDA and u.status == "failed"}
     headers = ported_headers(findings_by_file)
@@ -173,7 +230,10 @@ def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
                 amd_limiter(resources, chosen, assumed)
             if block is None and resources.limiter:
                 resources.limiter += " (at max block size)"
-            entry = kernels.setdefault(name, {"name": name, "mangled": mangled, "file": rel, "targets": {}})
+            # one entry per kernel on both vendors: `k(__hip_bfloat16 const*)` is `k(__nv_bfloat16 const*)`
+            entry = kernels.setdefault(
+                cuda_spelling(name), {"name": cuda_spelling(name), "mangled": mangled, "file": rel, "targets": {}}
+            )
             key = f"{chosen.id} hip-nvidia" if variant == Variant.HIP_NVIDIA else chosen.id
             entry["targets"][key] = resources.to_json()
     return BuildResult(

@@ -57,10 +57,11 @@ def convert_summary(summary: dict) -> str:
 def build_listing(result) -> str:
     """One line per unit and target (its class and first diagnostic when it failed), then the kernels."""
     lines = [f"gfx units built with {result.hip}"] if getattr(result, "hip", None) else []
+    width = max((len(unit.target) for unit in result.units), default=7)  # `gfx942 rocm6.4` in a matrix
     for unit in result.units:
         status = unit.status + (f" [{unit.cls}]" if unit.cls else "") + (" (cached)" if unit.cached else "")
         lines.append(
-            f"{unit.target:<7} {unit.variant:<10} {unit.file}: {status}"
+            f"{unit.target:<{width}} {unit.variant:<10} {unit.file}: {status}"
             + (f"\n        {unit.diagnostic}" if unit.diagnostic else "")
         )
     lines += ["", f"{'kernel':<40} {'target':<16} {'regs':>5} {'shared':>7} {'spill':>6} {'occupancy':>9}  limiter"]

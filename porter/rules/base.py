@@ -93,6 +93,7 @@ def _dedent(text: str) -> str:
 
 
 COMPAT_HEADER = "porter_compat.h"
+WMMA_HEADER = "porter_wmma.h"  # nvcuda::wmma on MFMA, written beside the compat header where a tree uses it
 CMAKE_MODULE = "porter_gpu.cmake"  # convert writes it at the root of a portable tree with CMake files
 COMPAT_INCLUDE = re.compile(rb'#\s*include\s*"(?:[^"]*/)?porter_compat\.h"')
 
@@ -134,7 +135,9 @@ class FileContext:
     def shared_constants(self) -> dict[str, int]:
         from porter.rules.consteval import file_constants
 
-        return file_constants(self.source, self.parsed.root, self.project_constants)
+        branches = self.branches
+        per_platform = (lambda offset: branches.side_at(offset) is not None) if branches.regions else None
+        return file_constants(self.source, self.parsed.root, self.project_constants, per_platform)
 
     @cached_property
     def struct_sizes(self) -> dict[str, int]:

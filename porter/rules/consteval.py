@@ -11,6 +11,7 @@ import ast
 import hashlib
 import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -118,10 +119,16 @@ def _value(node: ast.AST) -> int | None:
 
 
 def file_constants(
-    source: SourceFile, root: tree_sitter.Node | None, inherited: dict[str, int] | None = None
+    source: SourceFile,
+    root: tree_sitter.Node | None,
+    inherited: dict[str, int] | None = None,
+    per_platform: Callable[[int], bool] | None = None,
 ) -> dict[str, int]:
     """Integer constants the file defines, in definition order, each evaluated with the earlier ones
-    and with the constants of the project's headers (`inherited`); the file's own win."""
+    and with the constants of the project's headers (`inherited`); the file's own win.
+
+    A name defined differently in a platform's branch (`per_platform(offset)`: 32 on NVIDIA, the
+    wavefront on ROCm) holds no one value: it is no constant here."""
     if root is None:
         return dict(inherited or {})
     definitions: list[tuple[int, str, str]] = []
@@ -142,12 +149,26 @@ def file_constants(
             definitions.append((enumerator.start_byte, _text(source, name), _text(source, value)))
     constants: dict[str, int] = dict(inherited or {})
     own: set[str] = set()
+    if per_platform is not None:
+        own = _defined_per_platform(definitions, per_platform)
+        for name in own:
+            constants.pop(name, None)
     for _, name, text in sorted(definitions):
         value = evaluate(text, constants)
         if value is not None and name not in own:
             constants[name] = value
             own.add(name)
     return constants
+
+
+def _defined_per_platform(definitions: list[tuple[int, str, str]], per_platform: Callable[[int], bool]) -> set[str]:
+    texts: dict[str, set[str]] = {}
+    decided: set[str] = set()
+    for offset, name, text in definitions:
+        texts.setdefault(name, set()).add(text)
+        if per_platform(offset):
+            decided.add(name)
+    return {name for name in decided if len(texts[name]) > 1}
 
 
 # The project-wide pass reads headers as text: it must stay far cheaper than parsing them. Both

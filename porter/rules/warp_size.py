@@ -191,6 +191,24 @@ WARP_SIZE_GUARD = Rule(
     use_instead="Make the code behind the guard width-generic (porter's other warp-size findings show where), then drop the guard or test for 32 or 64.",
 )
 
+ROCM_WAVEFRONT_FROM_BUILD = Rule(
+    id="WRP011",
+    name="rocm-wavefront-from-build-system",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="The project's ROCm branch takes the wavefront size from a macro only its build system defines",
+    what="Finds a constant that the NVIDIA side of a platform branch sets to the warp width (32) and the ROCm side sets from a macro defined nowhere in the sources (`constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;`), which the project's build scripts pass as `-D` with a value they compute at build time (by asking the installed GPU).",
+    why="""
+        A port built by anything but that build script (CMake, a compilation database, porter build,
+        a CI machine without a GPU to ask) stops at an undeclared identifier. The value the script
+        computes is the wavefront width, which the compat header knows per compiled architecture.
+        """,
+    example="#ifdef __HIP_PLATFORM_AMD__\nconstexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n#else\nconstexpr int hw_warp_size = 32;\n#endif",
+    use_instead=f"`#ifndef ROCM_WAVEFRONT_SIZE` / `#define ROCM_WAVEFRONT_SIZE {portable.WARP_SIZE}` before the use: the build script's value still wins where it is given.",
+)
+
 RULES = (
     LANE_ARITHMETIC,
     SHUFFLE_OFFSET,
@@ -202,6 +220,7 @@ RULES = (
     HOST_WARPS_PER_BLOCK,
     CONSTEXPR_WARPSIZE,
     WARP_SIZE_GUARD,
+    ROCM_WAVEFRONT_FROM_BUILD,
 )
 
 # (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
@@ -243,6 +262,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
         return
     yield from _constexpr_warpsize(ctx)
+    yield from _wavefront_from_build(ctx)
     if not ctx.wave64_targets:
         return  # wave32 RDNA targets only: 32 lanes is right
     uses: list[Finding] = []
@@ -859,3 +879,68 @@ def _in_constant_context(ctx: FileContext, node: tree_sitter.Node) -> bool:
 def _is_array_size(array: tree_sitter.Node, node: tree_sitter.Node) -> bool:
     size = array.child_by_field_name("size")
     return size is not None and size.start_byte <= node.start_byte and node.end_byte <= size.end_byte
+
+
+# -- WRP011: the ROCm side's wavefront width, left to the build system ----------------------
+
+# `constexpr int NAME = VALUE;` (const, static, any integer type) or `#define NAME VALUE`
+_CONSTANT_DEFINITION = re.compile(
+    rb"^[ \t]*(?:(?:static\s+|inline\s+)*(?:constexpr|const)\s+[\w\s]*?\b(\w+)\s*=\s*([^;\n]+?)\s*;"
+    rb"|#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]+?)[ \t]*$)",
+    re.M,
+)
+
+
+def _wavefront_from_build(ctx: FileContext) -> Iterable[Finding]:
+    """A constant whose NVIDIA arm is the warp width and whose ROCm arm is a macro defined nowhere.
+
+    The two arms of one platform branch define the same name; the NVIDIA arm's value is 32, so the
+    ROCm arm's bare macro holds the wavefront width. A macro with no definition in the file or the
+    project's headers comes from the build script, which a port built any other way lacks.
+    """
+    from porter.rules.branches import Side
+
+    if not ctx.branches.regions:
+        return
+    data = ctx.source.data
+    nvidia_widths: set[bytes] = set()
+    rocm_arms: list[tuple[int, bytes, bytes]] = []
+    for match in _CONSTANT_DEFINITION.finditer(data):
+        group = 1 if match.group(1) else 3
+        name, value = match.group(group), match.group(group + 1)
+        side = ctx.branches.side_at(match.start())
+        if side is Side.CUDA_ONLY and _evaluates_to(ctx, value, 32):
+            nvidia_widths.add(name)
+        elif side is Side.ROCM and re.fullmatch(rb"[A-Za-z_]\w*", value):
+            rocm_arms.append((match.start(group + 1), name, value))
+    for start, name, macro in rocm_arms:
+        if name not in nvidia_widths or not _defined_nowhere(ctx, macro.decode()):
+            continue
+        line_start = data.rfind(b"\n", 0, start) + 1
+        text = macro.decode()
+        guard = f"#ifndef {text}  // porter: the build script's -D{text}, else this architecture's wavefront\n"
+        guard += f"#define {text} {portable.WARP_SIZE}\n#endif\n"
+        yield ROCM_WAVEFRONT_FROM_BUILD.finding(
+            ctx,
+            start,
+            start + len(macro),
+            f"`{name.decode()}` is the warp width (32) on NVIDIA and `{text}` on ROCm, a macro no source defines: "
+            "only the project's build script passes it",
+            edits=(Edit(line_start, line_start, guard.encode()),),
+        )
+
+
+def _evaluates_to(ctx: FileContext, text: bytes, expected: int) -> bool:
+    from porter.rules.consteval import evaluate
+
+    return evaluate(text.decode("utf-8", "replace"), ctx.shared_constants) == expected
+
+
+def _defined_nowhere(ctx: FileContext, macro: str) -> bool:
+    """No value for it in the file or the project's headers, no #define of it in the file, and not a
+    name the compilers or HIP define."""
+    from porter.rules.consteval import named_value
+
+    if named_value(macro, ctx.shared_constants) is not None or macro in ("warpSize", "__AMDGCN_WAVEFRONT_SIZE"):
+        return False
+    return re.search(rb"#[ \t]*define[ \t]+" + re.escape(macro.encode()) + rb"\b", ctx.source.data) is None

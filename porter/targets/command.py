@@ -76,6 +76,9 @@ def toolchain_command(
         if nvcc is None:
             return None
         flags = _with_standard(["-std=c++17", "-O3", f"-arch={chosen.id}"], includes)
+        libraries = toolchains.cuda_libraries_dir()
+        if libraries is not None:  # cuBLAS, cuSPARSE, cuRAND… headers: nvcc 13 ships without them (`porter doctor`)
+            flags += ["-isystem", str(libraries / "include")]
         tail = {"compile": ["-Xptxas", "-v", "-c"], "preprocess": ["-E"], "link": []}[mode]
         command = [str(nvcc.path), "-x", "cu", *flags, *tail, str(path), "-o", str(output)]
         return shell_safe(command, output.with_name(output.name + ".defines.h"))

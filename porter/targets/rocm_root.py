@@ -105,11 +105,15 @@ def _run(command: list[str], what: str, env: dict | None = None) -> None:
 # -- running the compiler inside ------------------------------------------------------------
 
 # A fixed script: the bind mounts and the command arrive as positional parameters, never as code.
+# chroot starts in the new root's `/`: the working directory is mounted too (unless a mount above
+# already shows it) and entered again inside, so relative paths mean what they meant outside.
 _ENTER = """set -e
 root=$1; shift
+here=$PWD
 while [ "$1" != "--" ]; do mkdir -p "$root$1"; mount --bind "$1" "$root$1"; shift; done
 shift
-exec chroot "$root" /usr/bin/env PATH=INSIDE_PATH "$@"
+[ "$root$here" -ef "$here" ] || { mkdir -p "$root$here"; mount --bind "$here" "$root$here"; }
+exec chroot "$root" /bin/sh -c 'cd "$1"; shift; exec /usr/bin/env PATH=INSIDE_PATH "$@"' porter-in-root "$here" "$@"
 """.replace("INSIDE_PATH", INSIDE_PATH)
 
 
