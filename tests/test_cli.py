@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from corpus_cases import CORPUS
 from typer.testing import CliRunner
 
@@ -104,8 +105,25 @@ def test_version():
     assert invoke("--version").output.startswith("porter ")
 
 
-def test_progress_shows_on_a_terminal_and_not_in_a_pipe(tmp_path):
-    """scan draws rich's progress on stderr only when stderr is a terminal (checked with a pseudo-terminal)."""
+def _one_verify_case(tmp_path) -> list[str]:
+    """A tree with one emulated verify case (the corpus's block sum), to keep the run short."""
+    import re
+
+    from corpus_cases import CORPUS
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "reductions.cu").write_bytes((CORPUS / "emulate" / "reductions.cu").read_bytes())
+    declared = (CORPUS / "emulate" / "porter.toml").read_text(encoding="utf-8")
+    first = re.search(r"\[\[verify\.case\]\]\nname = \"block_sum\".*?(?=\n\[\[)", declared, re.S).group(0)
+    (tree / "porter.toml").write_text(first + "\n", encoding="utf-8")
+    return ["verify", str(tree), "--target", "gfx942"]
+
+
+@pytest.mark.parametrize("command_name", ["scan", "verify"])
+def test_progress_shows_on_a_terminal_and_not_in_a_pipe(command_name, tmp_path):
+    """scan and verify draw rich's progress on stderr only when stderr is a terminal (checked with a
+    pseudo-terminal)."""
     import os
     import pty
     import subprocess
@@ -113,16 +131,10 @@ def test_progress_shows_on_a_terminal_and_not_in_a_pipe(tmp_path):
 
     from corpus_cases import CORPUS
 
-    command = [
-        sys.executable,
-        "-m",
-        "porter",
-        "scan",
-        str(CORPUS / "warp_size"),
-        "--no-cache",
-        "-o",
-        str(tmp_path / "o.txt"),
-    ]
+    arguments = (
+        ["scan", str(CORPUS / "warp_size"), "--no-cache"] if command_name == "scan" else _one_verify_case(tmp_path)
+    )
+    command = [sys.executable, "-m", "porter", *arguments, "-o", str(tmp_path / "o.txt")]
     piped = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert piped.returncode == 0 and piped.stderr == ""
     leader, follower = pty.openpty()

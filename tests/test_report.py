@@ -120,21 +120,47 @@ def test_report_errors_name_the_problem(tmp_path):
     assert result.exit_code == 2 and "unknown report format .pdf" in result.output
 
 
+# Run in headless Chromium on a copy of the report (the report itself carries no script): the
+# rendered boxes of the legends' entries, every text node reading "None", the library folds.
+LAYOUT_PROBE = """<script>
+const boxes = (selector) => [...document.querySelectorAll(selector)].map((e) => e.getBoundingClientRect());
+const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+const report = { overlaps: 0, none: [], folded: [], legend: !!document.querySelector("#build-legend") };
+for (const svg of document.querySelectorAll("svg")) {
+  const entries = [...svg.querySelectorAll(".legend-key, .legend-text")].map((e) => e.getBoundingClientRect());
+  for (let i = 0; i < entries.length; i++)
+    for (let j = i + 1; j < entries.length; j++) if (overlaps(entries[i], entries[j])) report.overlaps++;
+}
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+while (walker.nextNode()) if (/\\bNone\\b|\\bn\\/a\\b/.test(walker.currentNode.nodeValue)) report.none.push(walker.currentNode.nodeValue);
+for (const fold of document.querySelectorAll("details.library-kernels"))
+  report.folded.push([fold.dataset.library, fold.open, fold.querySelector("table").checkVisibility()]);
+document.body.setAttribute("data-layout", JSON.stringify(report));
+</script>"""
+
+
+def layout_of(html, tmp_path) -> dict:
+    probe = tmp_path / "probe.html"
+    probe.write_text(html.read_text(encoding="utf-8").replace("</body>", LAYOUT_PROBE + "</body>"), encoding="utf-8")
+    dom = rendered_dom(probe, tmp_path).stdout
+    found = re.search(r'data-layout="([^"]*)"', dom)
+    assert found, "the layout probe did not run"
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
 @pytest.mark.slow
 def test_build_and_verify_results_render_as_a_matrix_an_occupancy_chart_and_tables(tmp_path):
     from compilers import require_hip, require_nvcc
 
     require_nvcc()
     require_hip()
+    tree = tmp_path / "tree"
+    shutil.copytree(CORPUS / "build", tree)
+    shutil.copy(CORPUS / "library" / "cub_block_reduce.cu", tree)  # CUB's kernels on NVIDIA, rocPRIM's on AMD
     results = tmp_path / "results"
     results.mkdir()
-    assert (
-        runner.invoke(app, ["scan", str(CORPUS / "build"), "-f", "json", "-o", str(results / "scan.json")]).exit_code
-        == 0
-    )
-    built = runner.invoke(
-        app, ["build", str(CORPUS / "build"), "--target", "sm_90", "--target", "gfx942", "-f", "json"]
-    )
+    assert runner.invoke(app, ["scan", str(tree), "-f", "json", "-o", str(results / "scan.json")]).exit_code == 0
+    built = runner.invoke(app, ["build", str(tree), "--target", "sm_90", "--target", "gfx942", "-f", "json"])
     assert built.exit_code in (0, 1), built.output
     (results / "build.json").write_text(built.stdout)
     verified = runner.invoke(app, ["verify", str(CORPUS / "verify"), "--target", "sm_90", "-f", "json"])
@@ -145,9 +171,15 @@ def test_build_and_verify_results_render_as_a_matrix_an_occupancy_chart_and_tabl
     dom = rendered_dom(html, tmp_path).stdout
 
     matrix = re.search(r'<section id="build-matrix">(.*?)</section>', dom, re.S).group(1)
-    planted = re.search(r"<tr><td><code>planted_lds.cu</code></td>(.*?)</tr>", matrix, re.S).group(1)
-    columns = re.findall(r"<th>(.*?)</th>", matrix)[1:]
-    cells = dict(zip(columns, re.findall(r"<td>(.*?)</td>", planted, re.S), strict=True))
+    assert 'id="build-legend"' in matrix and "the toolchain's" in matrix and "porter's" in matrix
+    groups = {
+        re.match(r' data-class="([\w-]+)"', chunk).group(1): chunk
+        for chunk in matrix.split('<details class="build-group"')[1:]
+    }
+    assert "planted_lds.cu" in groups["port-error"], "the planted LDS overflow is grouped under its class"
+    planted = re.search(r"<tr><td><code>planted_lds.cu</code></td>(.*?)</tr>", groups["port-error"], re.S).group(1)
+    columns = re.findall(r"<th>(.*?)</th>", groups["port-error"])[1:]
+    cells = dict(zip(columns, re.findall(r"<td>(.*?)</td>(?=<td>|$)", planted, re.S), strict=True))
     assert ">ok<" in cells["sm_90"]  # the planted LDS overflow builds on NVIDIA and fails only on gfx942
     assert "failed" in cells["gfx942"] and "port-error" in cells["gfx942"]
 
@@ -158,14 +190,24 @@ def test_build_and_verify_results_render_as_a_matrix_an_occupancy_chart_and_tabl
     nvidia, amd = small["targets"]["sm_90"]["occupancy"], small["targets"]["gfx942"]["occupancy"]
     assert "<svg" in chart and ">small(" in chart
     assert f">{round(100 * nvidia / 64)}%<" in chart and f">{round(100 * amd / 8)}%<" in chart
-    assert len(re.findall(r"<rect ", chart)) >= 2 * 2  # two bars per kernel, beside the legend
-    assert resources.count("<tr>") == 1 + sum(len(k["targets"]) for k in kernels)
+    assert "rocprim" not in chart and "cub::" not in chart  # library internals are folded, not charted
+    table = re.search(r'<table id="kernel-table">(.*?)</table>', resources, re.S).group(1)
+    own = [k for k in kernels if "::" not in k["name"].split("(")[0]]
+    assert table.count("<tr>") == 1 + sum(len(k["targets"]) for k in own)
 
     verify = re.search(r'<section id="verify">(.*?)</section>', dom, re.S).group(1)
     statuses = re.findall(r'<td class="(?:info|error)">([\w-]+)</td>', verify)
     # no GPU: the cases ran on porter's CPU device; the planted port fails there, the rest pass
     assert statuses and set(statuses) == {"pass", "fail"}
     assert "reference run on the CPU at 32 lanes" in verify
+
+    layout = layout_of(html, tmp_path)
+    assert layout["none"] == [], layout["none"]
+    assert layout["overlaps"] == 0
+    assert layout["legend"]
+    libraries = {library: (is_open, visible) for library, is_open, visible in layout["folded"]}
+    assert {"CUB", "rocPRIM"} <= set(libraries), libraries
+    assert all(not is_open and not visible for is_open, visible in libraries.values()), libraries
 
 
 def test_an_unfixed_wave_error_lowers_the_score_visibly():

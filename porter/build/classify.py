@@ -145,6 +145,19 @@ def _library_without_target(unit: Unit) -> str | None:
 
 # Whose problem each failure class is: the code's or the port's (a build gate fails on these), or the
 # toolchain's here (a missing header, a target this compiler lacks), which says nothing of the code.
+# Every class a unit can end in, with whose problem it is and what to do: the report's legend.
+# Ordered as a reader should act on them: porter's and the code's first, the toolchain's last.
+FAILURE_CLASSES: dict[str, tuple[str, str]] = {
+    "port-error": ("porter's", "porter's rewrite does not compile: a bug to report to porter"),
+    "manual-fix-needed": ("the code's", "the scan left this file work for a person; its manual findings name it"),
+    "unsupported-feature": ("the code's", "a feature AMD lacks (its finding names it): needs a redesign"),
+    "unsafe-input": ("the code's", "a flag or path porter refuses to pass to a compiler"),
+    "original-does-not-build": ("the original's", "the original fails here too, or in its own ROCm branch"),
+    "toolchain-missing-header": ("the toolchain's", "a header this machine's CUDA, ROCm or torch lacks"),
+    "toolchain-unsupported-target": ("the toolchain's", "a ROCm library refuses this architecture"),
+    "unavailable": ("the toolchain's", "no compiler for this target here: `porter doctor` says what to install"),
+}
+
 CODE_FAILURES = frozenset(
     {"port-error", "manual-fix-needed", "unsupported-feature", "original-does-not-build", "unsafe-input"}
 )

@@ -133,3 +133,25 @@ def demangle(names: list[str]) -> dict[str, str]:
     result = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True, timeout=60)
     demangled = result.stdout.splitlines()
     return dict(zip(names, demangled, strict=False)) if len(demangled) == len(names) else {n: n for n in names}
+
+
+# Kernels a library instantiates inside the project's units (a CUB reduction, a Thrust transform):
+# the first namespace of the demangled name says whose they are.
+_LIBRARY_NAMESPACES = {
+    "rocprim": "rocPRIM",
+    "hipcub": "hipCUB",
+    "cub": "CUB",
+    "thrust": "Thrust",
+    "rocthrust": "rocThrust",
+    "at": "PyTorch",
+    "c10": "PyTorch",
+    "cutlass": "CUTLASS",
+    "cute": "CUTLASS",
+}
+_FIRST_NAMESPACE = re.compile(r"^(?:[\w\s*&]+?\s)??(?:\(anonymous namespace\)::)?([A-Za-z_]\w*)::")
+
+
+def library_of(kernel_name: str) -> str | None:
+    """`void rocprim::detail::block_reduce_kernel<…>(…)` → `rocPRIM`; a project's own kernel → None."""
+    match = _FIRST_NAMESPACE.match(kernel_name)
+    return _LIBRARY_NAMESPACES.get(match.group(1)) if match else None

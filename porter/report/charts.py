@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
+LEGEND_CHAR_WIDTH = 7  # px: the widest a 12 px sans-serif character averages, legend spacing errs wide
 FIX_COLOURS = {"auto": "#2e7d32", "suggested": "#f9a825", "manual": "#c62828"}
 
 
@@ -67,9 +68,12 @@ def paired_bars(
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" viewBox="0 0 {width} {height}">'
     ]
-    for offset, (name, colour) in enumerate(((left, "#1565c0"), (right, "#c62828"))):
-        parts.append(f'<rect x="{label_width + offset * 160}" y="4" width="12" height="12" fill="{colour}"/>')
-        parts.append(f'<text x="{label_width + offset * 160 + 16}" y="14" font-size="12">{escape(name)}</text>')
+    x = label_width
+    for name, colour in ((left, "#1565c0"), (right, "#c62828")):
+        # each entry as wide as its text (at most 7 px a character at 12 px), so none overlaps the next
+        parts.append(f'<rect class="legend-key" x="{x}" y="4" width="12" height="12" fill="{colour}"/>')
+        parts.append(f'<text class="legend-text" x="{x + 16}" y="14" font-size="12">{escape(name)}</text>')
+        x += 16 + LEGEND_CHAR_WIDTH * len(name) + 20
     for index, (label, a, b) in enumerate(rows):
         y = top + index * (2 * bar_height + 10)
         parts.append(

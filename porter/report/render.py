@@ -9,8 +9,10 @@ from pathlib import Path
 
 import jinja2
 
+from porter.build.classify import FAILURE_CLASSES
+from porter.build.resources import library_of
 from porter.errors import PorterError
-from porter.report.charts import paired_bars, stacked_bars
+from porter.report.charts import elide_middle, paired_bars, stacked_bars
 from porter.report.merge import EFFORT_WEIGHTS, SCORE_FORMULA, effort_bucket, effort_of, malformed_results
 from porter.targets import Vendor, all_targets
 
@@ -23,7 +25,7 @@ class ReportError(PorterError):
 
 @cache
 def _templates() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.PackageLoader("porter.report", "templates"),
         # Every template here renders HTML, and all of it carries text from scanned trees (code,
         # file names, diagnostics): escape everything, always. select_autoescape keyed on the
@@ -32,6 +34,8 @@ def _templates() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.filters["elide"] = elide_middle
+    return environment
 
 
 def render(merged: dict, output: Path) -> str:
@@ -82,7 +86,7 @@ def _file_views(scan: dict) -> list[dict]:
                 "name": name,
                 "findings": findings,
                 "auto": sum(1 for f in findings if f["fix"] == "auto"),
-                "effort": f"{effort_bucket(points)} ({points})",
+                "effort": f"{effort_bucket(points)}, {points} points",
                 "points": points,
                 "groups": groups,
             }
@@ -99,9 +103,10 @@ def _category_chart(scan: dict) -> str:
 
 
 def _occupancy_chart(build: dict) -> str:
-    """Occupancy as a share of each target's maximum (warps per SM, waves per SIMD), so the two bars compare."""
+    """Occupancy as a share of each target's maximum (warps per SM, waves per SIMD), so the two bars
+    compare; the project's kernels only (a library's internal kernels are folded in the table)."""
     rows = []
-    for kernel in build.get("kernels", []):
+    for kernel in _project_kernels(build):
         shares = {Vendor.NVIDIA: None, Vendor.AMD: None}
         for key, resources in kernel.get("targets", {}).items():
             chosen = all_targets().get(key.split()[0])
@@ -109,7 +114,7 @@ def _occupancy_chart(build: dict) -> str:
             if chosen is not None and occupancy is not None and shares[chosen.vendor] is None:
                 shares[chosen.vendor] = round(100 * occupancy / chosen.max_waves)
         if any(v is not None for v in shares.values()):
-            rows.append((kernel["name"][:28], shares[Vendor.NVIDIA], shares[Vendor.AMD]))
+            rows.append((kernel["name"], shares[Vendor.NVIDIA], shares[Vendor.AMD]))
     return paired_bars(rows, "NVIDIA (% of max warps/SM)", "AMD (% of max waves/SIMD)", unit="%")
 
 
@@ -122,17 +127,66 @@ def _performance_chart(verify: dict) -> str:
     return paired_bars(rows, "original", "port", unit="×")
 
 
-def _build_matrix(build: dict) -> tuple[list[str], dict]:
-    targets = sorted({u["target"] for u in build.get("units", [])})
-    matrix: dict[str, dict] = defaultdict(dict)
-    for unit in build.get("units", []):
-        matrix[unit["file"]][unit["target"]] = unit
-    return targets, dict(matrix)
+def _project_kernels(build: dict) -> list[dict]:
+    return [k for k in build.get("kernels", []) if library_of(k["name"]) is None]
+
+
+def _library_kernels(build: dict) -> dict[str, list[dict]]:
+    """A library's internal kernels (rocPRIM, CUB, Thrust, PyTorch), per library: one folded row each."""
+    by_library: dict[str, list[dict]] = defaultdict(list)
+    for kernel in build.get("kernels", []):
+        library = library_of(kernel["name"])
+        if library is not None:
+            by_library[library].append(kernel)
+    return dict(sorted(by_library.items()))
+
+
+def _column(unit: dict) -> str:
+    """A matrix column: the target, and the variant where it is not the target's usual one."""
+    return f"{unit['target']} (HIP on NVIDIA)" if unit.get("variant") == "hip-nvidia" else unit["target"]
+
+
+def _source_name(unit: dict) -> str:
+    """The HIP-on-NVIDIA tree renames `x.cu` to `x.hip`: one row per source, whatever tree built it."""
+    return (
+        unit["file"][: -len(".hip")] + ".cu"
+        if unit.get("variant") == "hip-nvidia" and unit["file"].endswith(".hip")
+        else unit["file"]
+    )
+
+
+def _row_class(cells: dict[str, dict]) -> str:
+    """A row's group: its most pressing failure class (FAILURE_CLASSES is in that order), else `ok`."""
+    failed = {cell.get("class") or "port-error" for cell in cells.values() if cell["status"] != "ok"}
+    return next((cls for cls in FAILURE_CLASSES if cls in failed), "ok" if not failed else sorted(failed)[0])
+
+
+def _build_matrix(build: dict) -> tuple[list[str], list[dict]]:
+    """The matrix's columns and its rows grouped by failure class, each group with whose problem it is."""
+    units = build.get("units", [])
+    columns = sorted({_column(u) for u in units}, key=lambda c: (c.split()[0].startswith("gfx"), c))
+    rows: dict[str, dict[str, dict]] = defaultdict(dict)
+    for unit in units:
+        rows[_source_name(unit)][_column(unit)] = unit
+    groups: dict[str, list] = defaultdict(list)
+    for name, cells in sorted(rows.items()):
+        groups[_row_class(cells)].append((name, cells))
+    order = [*FAILURE_CLASSES, "ok"]
+    return columns, [
+        {
+            "class": cls,
+            "whose": FAILURE_CLASSES[cls][0] if cls in FAILURE_CLASSES else "",
+            "meaning": FAILURE_CLASSES[cls][1] if cls in FAILURE_CLASSES else "built on every target",
+            "toolchain": FAILURE_CLASSES.get(cls, ("",))[0] == "the toolchain's",
+            "rows": groups[cls],
+        }
+        for cls in sorted(groups, key=lambda c: order.index(c) if c in order else len(order))
+    ]
 
 
 def render_html(merged: dict) -> str:
     scan, build, verify = merged.get("scan"), merged.get("build"), merged.get("verify")
-    targets, matrix = _build_matrix(build or {})
+    columns, groups = _build_matrix(build or {})
     return (
         _templates()
         .get_template("report.html.j2")
@@ -149,8 +203,11 @@ def render_html(merged: dict) -> str:
             category_chart=_category_chart(scan) if scan else "",
             occupancy_chart=_occupancy_chart(build) if build else "",
             performance_chart=_performance_chart(verify) if verify else "",
-            build_targets=targets,
-            build_matrix=matrix,
+            build_columns=columns,
+            build_groups=groups,
+            failure_classes=FAILURE_CLASSES,
+            project_kernels=_project_kernels(build) if build else [],
+            library_kernels=_library_kernels(build) if build else {},
         )
     )
 
@@ -187,15 +244,35 @@ def render_markdown(merged: dict) -> str:
     if build:
         units = build.get("units", [])
         ok = sum(1 for u in units if u["status"] == "ok")
-        lines.append(f"Build: {ok} of {len(units)} units built.")
+        failed = Counter(u.get("class") or "port-error" for u in units if u["status"] != "ok")
+        breakdown = "; ".join(
+            f"{n} {cls} ({FAILURE_CLASSES[cls][0] if cls in FAILURE_CLASSES else 'unclassified'} problem)"
+            for cls, n in sorted(
+                failed.items(),
+                key=lambda item: list(FAILURE_CLASSES).index(item[0]) if item[0] in FAILURE_CLASSES else 99,
+            )
+        )
+        lines.append(f"Build: {ok} of {len(units)} units built" + (f"; not built: {breakdown}." if breakdown else "."))
     else:
         lines.append("Build: not run.")
     if verify:
-        statuses = Counter(c["status"] for c in verify.get("cases", []))
-        lines.append("Verify: " + ", ".join(f"{n} {s}" for s, n in statuses.items()) + ".")
+        cases = verify.get("cases", [])
+        statuses = Counter(c["status"] for c in cases)
+        lines.append("Verify: " + ", ".join(f"{n} {s}" for s, n in statuses.items()) + "." + _where_verify_ran(verify))
     else:
         lines.append("Verify: not run — numerical and performance equivalence are unproven.")
     return "\n".join(lines) + "\n"
+
+
+def _where_verify_ran(verify: dict) -> str:
+    """Say in the summary, not only in the HTML, when no GPU ran the cases."""
+    gpus = [name for names in (verify.get("gpus") or {}).values() for name in names]
+    if gpus:
+        return f" On {', '.join(sorted(set(gpus)))}."
+    return (
+        " No GPU here: the cases ran on porter's CPU device (the original at 32 lanes, the port at the "
+        "target's wavefront); timings need a GPU."
+    )
 
 
 def render_sarif(merged: dict) -> str:

@@ -198,9 +198,12 @@ def verify(
     reference_dir: Path | None = None,
     gpus: dict[str, list[str]] | None = None,
     use_emulator: bool | None = None,
+    progress=None,
 ) -> VerifyResult:
     """Run every case on the GPUs present; with none (or `use_emulator=True`), kernel cases run on porter's
-    CPU device at each target's warp width instead (porter.verify.emulate)."""
+    CPU device at each target's warp width instead (porter.verify.emulate). `progress(name)` is told as
+    each case ends."""
+    done = progress or (lambda name: None)
     if not root.is_dir():
         raise VerifyError(f"{root}: verify takes a directory")
     targets = tuple(t.id for t in parse_targets(targets))
@@ -219,12 +222,15 @@ def verify(
             emulated = _emulated_trees(trees, work)
             for case in cases:
                 results += _emulate_case(case, targets, emulated, work)
+                done(f"{case.name} (emulated)")
         elif cases:
             for case in cases:
                 for target_id in targets:
                     results += _verify_case(case, target_id, trees, work, gpus, reference_dir)
+                done(case.name)
         for case in torch_cases:
             results += _verify_torch_case(case, trees, work, reference_dir)
+            done(case.name)
         if record is not None:
             _record(record, cases + torch_cases, results, work, gpus)
     finally:
