@@ -78,7 +78,7 @@ _STATEMENT = re.compile(rb"(?i)\b(project|enable_language|find_package|set)\s*\(
 _LANGUAGE = re.compile(rb"(?i)\b(?:project\s*\([^)]*\bLANGUAGES\b[^)]*?\b(CUDA)\b|enable_language\s*\(\s*(CUDA)\b)")
 _FIND_CUDA = re.compile(rb"(?i)\bfind_package\s*\(\s*(CUDAToolkit|CUDA)\b")
 _ARCH = re.compile(
-    rb"(-arch[= ](?:sm|compute)_\d+a?|-gencode[= ]\S+|--generate-code[= ]\S+|\bCMAKE_CUDA_ARCHITECTURES\b|\bCUDA_ARCHITECTURES\b|\bTORCH_CUDA_ARCH_LIST\b)"
+    rb"(-arch[= ](?:sm|compute)_\d+a?|-gencode[= ][^\s\"')]+|--generate-code[= ][^\s\"')]+|\bCMAKE_CUDA_ARCHITECTURES\b|\bCUDA_ARCHITECTURES\b|\bTORCH_CUDA_ARCH_LIST\b)"
 )
 
 
@@ -107,13 +107,68 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _arch_flags(ctx: FileContext, data: bytes) -> Iterable[Finding]:
+    """One finding per architecture flag with its own edit; the flags of one if/elif/else chain without
+    one (arms choosing the architectures by compute capability) are one decision: one finding."""
+    chains = _conditional_chains(ctx, data)
+    grouped: dict[tuple[int, int], list[re.Match]] = {}
     for match in _ARCH.finditer(data):
-        flag = match.group().decode(errors="replace")
         if _behind_cuda_switch(data, match.start()):
             continue  # `if(NOT PORTER_USE_HIP)`: these architectures serve the CUDA build only
         edits = _architecture_edits(ctx, data, match.start()) if ctx.source.kind is FileKind.CMAKE else ()
-        message = f"`{flag}` names NVIDIA architectures"
+        chain = None if edits else next((c for c in chains if c[0] <= match.start() < c[1]), None)
+        if chain is not None:
+            grouped.setdefault(chain, []).append(match)
+            continue
+        message = f"`{match.group().decode(errors='replace')}` names NVIDIA architectures"
         yield _structural(CUDA_ARCH_FLAGS, ctx, match.start(), match.end(), message, edits)
+    for matches in grouped.values():
+        first = matches[0]
+        message = f"`{first.group().decode(errors='replace')}` names NVIDIA architectures"
+        if len(matches) > 1:
+            message += f" (with {len(matches) - 1} more flag(s) in the arms of this conditional)"
+        yield _structural(CUDA_ARCH_FLAGS, ctx, first.start(), first.end(), message, ())
+
+
+_CMAKE_CONDITIONAL = re.compile(rb"(?im)^[ \t]*(if|endif)[ \t]*\(")
+
+
+def _conditional_chains(ctx: FileContext, data: bytes) -> list[tuple[int, int]]:
+    """Byte ranges of the outermost if/elif/else chains: Python's from its syntax tree (parsed, never
+    run), CMake's from `if(`…`endif(` nesting."""
+    if ctx.source.kind is FileKind.SETUP_PY:
+        return _python_chains(data)
+    chains, depth, start = [], 0, 0
+    for match in _CMAKE_CONDITIONAL.finditer(data):
+        if match.group(1).lower() == b"if":
+            if depth == 0:
+                start = match.start()
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                chains.append((start, match.end()))
+    return chains
+
+
+def _python_chains(data: bytes) -> list[tuple[int, int]]:
+    import ast
+
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return []
+    line_starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 0x0A]
+    chains = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and node.end_lineno is not None:
+            chains.append(
+                (
+                    line_starts[node.lineno - 1],
+                    line_starts[node.end_lineno] if node.end_lineno < len(line_starts) else len(data),
+                )
+            )
+    # the outermost chains only: an elif is an If nested in its chain's range
+    return [c for c in chains if not any(o != c and o[0] <= c[0] and c[1] <= o[1] for o in chains)]
 
 
 def _structural(rule: Rule, ctx: FileContext, start: int, end: int, message: str, edits) -> Finding:
