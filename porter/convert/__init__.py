@@ -27,6 +27,7 @@ from porter.convert.compat import (
     name_map,
     render_cmake,
     render_header,
+    render_wmma_header,
 )
 from porter.convert.output import (
     MARKER,
@@ -43,8 +44,9 @@ from porter.discover import ALWAYS_SKIPPED_DIRS, GENERATED_FILES
 from porter.findings import Edit, Finding
 from porter.parse import include_point, parse
 from porter.rewrite import applicable, edits_for_mode, rewrite
-from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER, COMPAT_INCLUDE
+from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER, COMPAT_INCLUDE, WMMA_HEADER
 from porter.rules.build import cmake_packages
+from porter.rules.matrix import wmma_header_needed
 from porter.rules.tables import load_tables
 from porter.scan import ScanResult, scan
 from porter.source import FileKind, SourceFile
@@ -165,6 +167,8 @@ def _convert_locked(options: ConvertOptions, config: Config, progress, destinati
     ]
     needs_compat = any(o.changed for o in outcomes) or (src / COMPAT_HEADER).is_file()
     generated = {COMPAT_HEADER: render_header(names, config.targets).encode()} if needs_compat else {}
+    if wmma_header_needed(f for f in result.findings if applicable(f, options.unsafe_fixes)):
+        generated[WMMA_HEADER] = render_wmma_header().encode()
     cmake_changed = any(o.rel.endswith(("CMakeLists.txt", ".cmake")) and o.changed for o in outcomes)
     if options.mode == "portable" and (cmake_changed or (src / CMAKE_MODULE).is_file()):
         packages = cmake_packages(result.findings, load_tables().libraries) + existing_packages(src / CMAKE_MODULE)

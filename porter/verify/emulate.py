@@ -27,7 +27,10 @@ EXTERN_SHARED = re.compile(
 # what the CPU device cannot run, as it appears in a source (the scan names the line)
 UNSUPPORTED = {
     "inline PTX (asm)": re.compile(rb"\basm\s*(?:volatile\s*)?\("),
-    "tensor-core WMMA (nvcuda::wmma)": re.compile(rb"\bnvcuda::wmma\b|\bwmma::"),
+    # WMMA of 16x16x16 half/bfloat16 runs (mma.h, porter_emu_mfma.h); the rest has no emulation
+    "WMMA shapes or types other than 16x16x16 half/bfloat16": re.compile(
+        rb"\bbmma_sync\b|\bprecision::|fragment\s*<[^<>;]*?,\s*(?:32|8)\s*,\s*(?:8|32)\s*,"
+    ),
     "cuBLAS/cuDNN/cuRAND library calls": re.compile(rb"\b(?:cublas|cudnn|curand|cusparse|cufft)\w*\s*\("),
     "TMA, clusters and wgmma": re.compile(rb"\bcp\.async\.bulk|\bcluster_dims|\bwgmma"),
     "grid-wide cooperative groups (grid sync, cluster groups)": re.compile(rb"this_grid\s*\(|grid_group|cluster_group"),
