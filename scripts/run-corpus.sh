@@ -13,6 +13,8 @@ mkdir -p reports/corpus
   || echo "porter verify: some cases failed; see reports/corpus/verify.json"
 .venv/bin/porter verify corpus/emulate --target gfx942 --target gfx1100 --format json --output reports/corpus/emulate.json \
   || echo "porter verify: some emulated cases did not give their expected verdict; see reports/corpus/emulate.json"
+.venv/bin/porter verify corpus/wmma --target gfx942 --format json --output reports/corpus/wmma.json \
+  || echo "porter verify: a WMMA case did not pass; see reports/corpus/wmma.json"
 .venv/bin/porter report reports/corpus/scan.json reports/corpus/convert.json \
   reports/corpus/build.json reports/corpus/verify.json \
   --output reports/corpus/report.html --output reports/corpus/report.md \

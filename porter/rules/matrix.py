@@ -229,7 +229,22 @@ def _mfma_advice(ctx: FileContext, instructions: list[str]) -> str:
     if not chosen:
         return f"PTX {opcodes}: no MFMA builtin for this data type; use rocWMMA or Composable Kernel. " + LAYOUT_NOTE
     builtins = "; ".join(f"`{o['builtin']}` ({', '.join(o['targets'])})" for o in chosen)
-    return f"PTX {opcodes} ({dtype}): use {builtins}. " + LAYOUT_NOTE
+    return (
+        f"PTX {opcodes} ({dtype}): use {builtins}.{_tiles_per_mfma(opcode(mma), chosen[0]['builtin'])} " + LAYOUT_NOTE
+    )
+
+
+def _tiles_per_mfma(ptx: str, builtin: str) -> str:
+    """How many of the PTX instruction's tiles one MFMA covers: `m16n8k16` into 16x16x16 is two along n."""
+    tile = re.search(r"\.m(\d+)n(\d+)k(\d+)", ptx)
+    mfma = re.search(r"_(\d+)x(\d+)x(\d+)", builtin)
+    if tile is None or mfma is None:
+        return ""
+    (m, n, k), (mm, nn, kk) = (tuple(int(v) for v in g.groups()) for g in (tile, mfma))
+    if mm % m or nn % n or (kk % k and k % kk):
+        return f" The PTX tile m{m}n{n}k{k} does not divide the builtin's {mm}x{nn}x{kk}: re-tile."
+    steps = f"{k // kk} MFMA steps along k" if k > kk else f"{(mm // m) * (nn // n) * (kk // k)} PTX tile(s) per MFMA"
+    return f" The PTX tile m{m}n{n}k{k} maps onto the builtin's {mm}x{nn}x{kk}: {steps}."
 
 
 def wmma_header_needed(findings: Iterable[Finding]) -> bool:

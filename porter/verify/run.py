@@ -21,6 +21,7 @@ import numpy as np
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.errors import PorterError
+from porter.rules.base import WMMA_HEADER
 from porter.targets import Variant, parse_targets, target, toolchains
 from porter.targets.command import first_error, links, toolchain_command, why_unavailable
 from porter.targets.nvcc_args import UnsafeArgument
@@ -316,7 +317,8 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
         width = target(target_id).wavefront
         # a planted wave64 bug must fail at 64 lanes; at 32 it may pass, so no verdict is expected there
         expected = case.expect if width == 64 or case.expect != "fail" else None
-        rows.append(CaseResult(case.name, Variant.EMU_PORT, target_id, "not-run", lacking, expected=expected))
+        reason = lacking or _no_matrix_cores(port_tree / (case.port or case.source), target_id)
+        rows.append(CaseResult(case.name, Variant.EMU_PORT, target_id, "not-run", reason, expected=expected))
     if lacking:
         return rows
     reference_outputs = _emulated_run(case, original, harness.harness_name(case), 32, work, reference, "original")
@@ -324,6 +326,8 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
         reference.status, reference.reason = "pass", "reference run on the CPU at 32 lanes"
     by_width: dict[int, CaseResult] = {}  # targets of one width share one run
     for row in rows[1:]:
+        if row.reason:  # not runnable on this target (a kernel on matrix cores it lacks)
+            continue
         width = target(row.target).wavefront
         if width not in by_width:
             outputs = _emulated_run(case, port_tree, port_harness, width, work, row, f"port-w{width}")
@@ -337,6 +341,16 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
         row.built = f"emulated on the CPU at {width} lanes"
     reference.built = "emulated on the CPU at 32 lanes"
     return rows
+
+
+def _no_matrix_cores(source: Path, target_id: str) -> str | None:
+    """Why a port on porter_wmma.h cannot run on an AMD target without MFMA (RDNA's WMMA differs)."""
+    chosen = target(target_id)
+    if not chosen.is_amd or chosen.matrix == "mfma" or not source.is_file():
+        return None
+    if WMMA_HEADER.encode() not in source.read_bytes():
+        return None
+    return f"{WMMA_HEADER} runs WMMA on MFMA matrix cores, which {target_id} lacks"
 
 
 def _emulated_run(case, tree: Path, harness_file: str, width: int, work: Path, row: CaseResult, label: str):
