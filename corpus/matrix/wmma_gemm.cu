@@ -19,3 +19,8 @@ __global__ void tall_tile(const half* a, float* c) {
   wmma::fragment<wmma::matrix_a, 32, 8, 16, half, wmma::row_major> fa;  // expect: MMA003
   wmma::load_matrix_sync(fa, a, 16);  // expect: MMA001
 }
+
+__global__ void int8_tile(const signed char* a, int* c) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa;  // expect: MMA004
+  wmma::load_matrix_sync(fa, a, 16);  // expect: MMA001
+}

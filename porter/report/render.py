@@ -161,10 +161,16 @@ def _row_class(cells: dict[str, dict]) -> str:
     return next((cls for cls in FAILURE_CLASSES if cls in failed), "ok" if not failed else sorted(failed)[0])
 
 
+def _column_order(column: str) -> tuple[bool, str]:
+    """NVIDIA's columns first, then AMD's, each by name."""
+    chosen = all_targets().get(column.split()[0])
+    return (chosen is not None and chosen.vendor is Vendor.AMD, column)
+
+
 def _build_matrix(build: dict) -> tuple[list[str], list[dict]]:
     """The matrix's columns and its rows grouped by failure class, each group with whose problem it is."""
     units = build.get("units", [])
-    columns = sorted({_column(u) for u in units}, key=lambda c: (c.split()[0].startswith("gfx"), c))
+    columns = sorted({_column(u) for u in units}, key=_column_order)
     rows: dict[str, dict[str, dict]] = defaultdict(dict)
     for unit in units:
         rows[_source_name(unit)][_column(unit)] = unit

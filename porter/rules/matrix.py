@@ -13,6 +13,7 @@ from porter.rules.base import WMMA_HEADER, FileContext, Rule
 from porter.rules.consteval import evaluate
 from porter.rules.ptx import opcode
 from porter.rules.tables import read_data
+from porter.targets import known as known_targets
 
 LAYOUT_NOTE = (
     "MFMA operands are laid out differently across the 64 lanes of a wavefront than mma.sync's "
@@ -92,7 +93,7 @@ _WMMA_BARE = re.compile(
     rb"(?<![\w$:.])(fragment)\s*<|(?<![\w$:.])(load_matrix_sync|store_matrix_sync|mma_sync|fill_fragment|bmma_sync|__float_to_tf32)\s*\("
 )
 _MMA_INCLUDE = re.compile(rb"#\s*include\s*(<mma\.h>|\"mma\.h\")")
-_MFMA_INPUTS = frozenset({"half", "__half", "__nv_bfloat16", "nv_bfloat16"})
+_MFMA_INPUTS = frozenset({"half", "__half", "__nv_bfloat16", "nv_bfloat16", "__hip_bfloat16"})
 _UNSUPPORTED_OPERATIONS = {
     "bmma_sync": "1-bit matrix products have no MFMA form",
     "__float_to_tf32": "tf32 fragments are not written yet",
@@ -131,6 +132,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 def _wmma(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     yield from _wmma_includes(ctx)
+    ported = ctx.portable or WMMA_HEADER.encode() in data
     seen_lines: set[int] = set()
     uses = list(_WMMA_USE.finditer(data))
     if _USING_WMMA.search(data):
@@ -146,16 +148,24 @@ def _wmma(ctx: FileContext) -> Iterable[Finding]:
             seen_lines.add(line)
             yield rule.finding(ctx, match.start(), end, message)
             continue
-        if line in seen_lines:
-            continue
+        if line in seen_lines or ported:
+            continue  # a converted file (compat header or porter_wmma.h included) has nothing left to do here
         seen_lines.add(line)
         yield WMMA_API.finding(ctx, match.start(), match.end(), f"`wmma::{api}` runs on MFMA through porter_wmma.h")
 
 
 def _wmma_includes(ctx: FileContext) -> Iterable[Finding]:
-    """`#include <mma.h>` becomes porter_wmma.h (at the tree's root, beside the compat header)."""
+    """`#include <mma.h>` becomes porter_wmma.h (at the tree's root, beside the compat header); on a
+    target without MFMA (RDNA's matrix instructions are WMMA, wave32) the include is work for a person."""
     header = os.path.relpath(WMMA_HEADER, os.path.dirname(ctx.source.rel) or ".").replace(os.sep, "/")
+    without_mfma = [t.id for t in known_targets(ctx.config.targets) if t.is_amd and t.matrix != "mfma"]
     for include in _MMA_INCLUDE.finditer(ctx.source.data):
+        if without_mfma:
+            yield WMMA_TYPE.finding(
+                ctx, include.start(1), include.end(1),
+                f"WMMA on {', '.join(without_mfma)}: porter_wmma.h runs on MFMA (gfx90a, gfx942, gfx950); "
+                "RDNA's wave32 WMMA instructions are not written yet",
+            )  # fmt: skip
         yield WMMA_API.finding(
             ctx,
             include.start(1),

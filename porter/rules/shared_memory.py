@@ -14,7 +14,7 @@ from porter.findings import Engine, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import TYPE_SIZES, evaluate
-from porter.rules.device import call_arguments
+from porter.rules.device import WARP_CONSTANT_NAME, call_arguments
 from porter.targets import Target
 from porter.targets import known as targets
 
@@ -63,6 +63,7 @@ class KernelShared:
     unknown: list[tree_sitter.Node] = field(default_factory=list)
     largest: tree_sitter.Node | None = None
     largest_bytes: int = 0
+    ported_bytes: int = 0  # on wave64, once porter's fixes made its warp-size constants 64
 
 
 def _kernels(ctx: FileContext, constants: dict[str, int]) -> dict[str, KernelShared]:
@@ -80,11 +81,12 @@ def _kernels(ctx: FileContext, constants: dict[str, int]) -> dict[str, KernelSha
             for d in file_shared
             if re.search(rb"\b" + re.escape(d[1].encode("utf-8", "surrogateescape")) + rb"\b", body_text)
         ]
-        for node, _, size in declarations:
+        for node, _, size, ported in declarations:
             if size is None:
                 kernel.unknown.append(node)
                 continue
             kernel.static_bytes += size
+            kernel.ported_bytes += ported
             if size > kernel.largest_bytes:
                 kernel.largest, kernel.largest_bytes = node, size
         kernels[name] = kernel
@@ -92,8 +94,10 @@ def _kernels(ctx: FileContext, constants: dict[str, int]) -> dict[str, KernelSha
 
 
 def _shared_declarations(ctx: FileContext, scope: tree_sitter.Node, file_scope: bool = False):
-    """(node, name, bytes or None) of the non-extern `__shared__` declarations in a scope."""
+    """(node, name, bytes or None, bytes on wave64 after porter's warp-size fixes) of the non-extern
+    `__shared__` declarations in a scope."""
     constants = ctx.shared_constants
+    ported_constants = _after_warp_fixes(constants)
     found = []
     for declaration in captures("(declaration) @d", scope).get("d", []):
         text = ctx.source.text(declaration.start_byte, declaration.end_byte)
@@ -112,8 +116,18 @@ def _shared_declarations(ctx: FileContext, scope: tree_sitter.Node, file_scope: 
             dims = _ARRAY_DIM.findall(ctx.source.text(declarator.start_byte, declarator.end_byte))
             values = [evaluate(d, constants) for d in dims]
             size = None if element is None or any(v is None for v in values) else element * math.prod(values)
-            found.append((declaration, name, size))
+            ported = size
+            if size is not None and ported_constants is not constants:
+                ported = element * math.prod(evaluate(d, ported_constants) or 0 for d in dims)
+            found.append((declaration, name, size, ported))
     return found
+
+
+def _after_warp_fixes(constants: dict[str, int]) -> dict[str, int]:
+    """The constants as a wave64 build of the port sees them: the warp-size constants porter rewrites
+    to PORTER_WARP_SIZE (WRP006) are 64 there. The same mapping when there are none."""
+    widened = {name: 64 for name, value in constants.items() if value == 32 and WARP_CONSTANT_NAME.search(name)}
+    return {**constants, **widened} if widened else constants
 
 
 def _limit_violations(bytes_needed: int, chosen: list[Target]) -> list[Target]:
@@ -136,11 +150,21 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     chosen = targets(ctx.config.targets)
     kernels = _kernels(ctx, ctx.shared_constants)
     for kernel in kernels.values():
+        if kernel.unknown or kernel.largest is None:
+            continue
         over = _limit_violations(kernel.static_bytes, chosen)
-        if over and not kernel.unknown and kernel.largest is not None:
+        if over:
             yield STATIC_LDS.finding(
                 ctx, kernel.largest.start_byte, kernel.largest.end_byte,
                 f"`{kernel.name}` uses {kernel.static_bytes} bytes of static shared memory; more than the LDS of {_describe(over)}",
+            )  # fmt: skip
+            continue
+        over = _limit_violations(kernel.ported_bytes, [t for t in chosen if t.wavefront == 64])
+        if over:
+            yield STATIC_LDS.finding(
+                ctx, kernel.largest.start_byte, kernel.largest.end_byte,
+                f"`{kernel.name}` uses {kernel.static_bytes} bytes of static shared memory, {kernel.ported_bytes} once "
+                f"its warp-size constants are 64 (porter's warp-size fix): more than the LDS of {_describe(over)}",
             )  # fmt: skip
     yield from _dynamic(ctx, kernels, chosen)
 

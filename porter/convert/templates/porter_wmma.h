@@ -54,32 +54,34 @@ typedef __nv_bfloat16 porter_wmma_bf16;
 namespace porter_wmma_detail {
 
 #if defined(PORTER_HIP)
-typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
-typedef short bf16x4 __attribute__((ext_vector_type(4)));
 typedef float f32x4 __attribute__((ext_vector_type(4)));
 
-__device__ inline void mfma(const __half* a, const __half* b, float* acc) {
-  f16x4 va, vb;
+// one 16x16x16 MFMA: the fragments' four elements as the builtin's vector operands (their bits as
+// `Bits`: _Float16 for half, short for bfloat16), the float accumulators in and out
+template <typename Bits, typename T, typename Instruction>
+__device__ inline void mfma_with(const T* a, const T* b, float* acc, Instruction instruction) {
+  typedef Bits operand __attribute__((ext_vector_type(4)));
+  operand va, vb;
   f32x4 vc;
   for (int e = 0; e < 4; ++e) {
-    va[e] = __builtin_bit_cast(_Float16, a[e]);
-    vb[e] = __builtin_bit_cast(_Float16, b[e]);
+    va[e] = __builtin_bit_cast(Bits, a[e]);
+    vb[e] = __builtin_bit_cast(Bits, b[e]);
     vc[e] = acc[e];
   }
-  vc = __builtin_amdgcn_mfma_f32_16x16x16f16(va, vb, vc, 0, 0, 0);
+  vc = instruction(va, vb, vc);
   for (int e = 0; e < 4; ++e) acc[e] = vc[e];
 }
 
+__device__ inline void mfma(const __half* a, const __half* b, float* acc) {
+  mfma_with<_Float16>(a, b, acc, [](auto x, auto y, f32x4 c) {
+    return __builtin_amdgcn_mfma_f32_16x16x16f16(x, y, c, 0, 0, 0);
+  });
+}
+
 __device__ inline void mfma(const porter_wmma_bf16* a, const porter_wmma_bf16* b, float* acc) {
-  bf16x4 va, vb;
-  f32x4 vc;
-  for (int e = 0; e < 4; ++e) {
-    va[e] = __builtin_bit_cast(short, a[e]);
-    vb[e] = __builtin_bit_cast(short, b[e]);
-    vc[e] = acc[e];
-  }
-  vc = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(va, vb, vc, 0, 0, 0);
-  for (int e = 0; e < 4; ++e) acc[e] = vc[e];
+  mfma_with<short>(a, b, acc, [](auto x, auto y, f32x4 c) {
+    return __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(x, y, c, 0, 0, 0);
+  });
 }
 #else
 inline void mfma(const __half* a, const __half* b, float* acc) { porter_emu::mfma_f32_16x16x16(a, b, acc); }
