@@ -205,9 +205,9 @@ def render(rows: list[dict], tus: int, seconds: float, command: str) -> str:
         f"- TUs that compile for sm_90 and also for gfx942 after `porter convert`, excluding those whose only "
         f"failure is the toolchain lacking a header or library: {goal} (goal: at least 95 %).",
         "",
-        "Reading the compile table: a TU that reaches torch's ATen/cuda/CUDAContextLight.h stops at",
-        "hipblaslt/hipblaslt.h on this toolchain (the HIP 5.7 sysroot has no hipBLASLt; README, Building",
-        "PyTorch extensions), whichever tool ported it. hipify's output fails earlier, on the ROCm layout of",
+        "Reading the compile table: a TU that reaches torch's ATen/cuda/CUDAContextLight.h needs",
+        "hipblaslt/hipblaslt.h, which the HIP 6.4 root has and the HIP 5.7 sysroot lacks (README, Building",
+        "PyTorch extensions). hipify's output fails earlier, on the ROCm layout of",
         "torch's headers (ATen/hip/..., c10/hip/...) that only a ROCm build of torch installs; porter's",
         "portable output keeps torch's own include names, which porter's converted torch headers serve.",
         "original-does-not-build on gfx942 marks an error inside the package's own ROCm branch (a macro its",

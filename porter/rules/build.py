@@ -109,12 +109,14 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 def _arch_flags(ctx: FileContext, data: bytes) -> Iterable[Finding]:
     """One finding per architecture flag with its own edit; the flags of one if/elif/else chain without
     one (arms choosing the architectures by compute capability) are one decision: one finding."""
-    chains = _conditional_chains(ctx, data)
+    chains: list[tuple[int, int]] | None = None  # found on the first flag that needs them
     grouped: dict[tuple[int, int], list[re.Match]] = {}
     for match in _ARCH.finditer(data):
         if _behind_cuda_switch(data, match.start()):
             continue  # `if(NOT PORTER_USE_HIP)`: these architectures serve the CUDA build only
         edits = _architecture_edits(ctx, data, match.start()) if ctx.source.kind is FileKind.CMAKE else ()
+        if not edits and chains is None:
+            chains = _conditional_chains(ctx, data)
         chain = None if edits else next((c for c in chains if c[0] <= match.start() < c[1]), None)
         if chain is not None:
             grouped.setdefault(chain, []).append(match)
@@ -155,20 +157,19 @@ def _python_chains(data: bytes) -> list[tuple[int, int]]:
 
     try:
         tree = ast.parse(data)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    line_starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 0x0A]
+    line_starts = [0] + [m.end() for m in re.finditer(rb"\n", data)]
     chains = []
-    for node in ast.walk(tree):
+    pending = [tree]
+    while pending:  # outermost `if` statements only: an elif (and any nested if) lies inside its chain
+        node = pending.pop()
         if isinstance(node, ast.If) and node.end_lineno is not None:
-            chains.append(
-                (
-                    line_starts[node.lineno - 1],
-                    line_starts[node.end_lineno] if node.end_lineno < len(line_starts) else len(data),
-                )
-            )
-    # the outermost chains only: an elif is an If nested in its chain's range
-    return [c for c in chains if not any(o != c and o[0] <= c[0] and c[1] <= o[1] for o in chains)]
+            end = line_starts[node.end_lineno] if node.end_lineno < len(line_starts) else len(data)
+            chains.append((line_starts[node.lineno - 1], end))
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return chains
 
 
 def _structural(rule: Rule, ctx: FileContext, start: int, end: int, message: str, edits) -> Finding:
