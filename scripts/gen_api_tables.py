@@ -46,11 +46,12 @@ HEADER_PACKAGES = (
     "librocprim-dev",
     "librocrand-dev",
 )
-# (version label, Debian suite, extra packages); hipBLASLt is versioned with ROCm from 6.x on,
-# but sid carries a 7.1 hipBLASLt beside HIP 6.4, so it is read only from the 7.2 set.
+# (version label, Debian suite, extra packages); hipBLASLt is versioned with ROCm from 6.x on.
+# sid carries a 7.1 hipBLASLt beside HIP 6.4, and porter's HIP 6.4 root builds with it (torch's
+# CUDAContextLight.h needs it), so its names count from 6.4: what porter's 6.4 build compiles.
 HIP_VERSIONS = (
     ("5.7", "trixie", ()),
-    ("6.4", "sid", ()),
+    ("6.4", "sid", ("libhipblaslt-dev",)),
     ("7.2", "experimental", ("libhipblaslt-dev",)),
 )
 

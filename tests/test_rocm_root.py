@@ -141,3 +141,23 @@ def test_two_rocm_versions_build_as_a_matrix():
     result = build_matrix(CORPUS / "build", ["gfx942"], configs, only={"planted_lds.cu"})
     assert sorted(u.target for u in result.units) == ["gfx942 rocm5.7", "gfx942 rocm6.4"]
     assert "HIP 5.7" in result.hip and "HIP 6.4" in result.hip
+
+
+def test_a_cublaslt_unit_builds_for_gfx942_and_gfx950_after_conversion(tmp_path):
+    """cuBLASLt's names are hipBLASLt's in porter's HIP 6.4 build: converted by default, not left suggested."""
+    require_root_toolchain()
+    (tmp_path / "lt.cu").write_text(
+        "#include <cublasLt.h>\n"
+        "__global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }\n"
+        "int make_handle() {\n"
+        "  cublasLtHandle_t handle;\n"
+        "  if (cublasLtCreate(&handle) != CUBLAS_STATUS_SUCCESS) return 1;\n"
+        "  cublasLtMatmulDesc_t desc;\n"
+        "  cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);\n"
+        "  cublasLtMatmulDescDestroy(desc);\n"
+        "  return cublasLtDestroy(handle) == CUBLAS_STATUS_SUCCESS ? 0 : 1;\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    result = build(tmp_path, ["gfx942", "gfx950"], Config(), use_cache=False)
+    assert {u.target: u.status for u in result.units} == {"gfx942": "ok", "gfx950": "ok"}, result.units

@@ -40,7 +40,7 @@ CUBLAS = _rename_rule(
 CUBLASLT = _rename_rule(
     "LIB002", "cublaslt-to-hipblaslt", "cuBLASLt", "hipBLASLt",
     "cublasLtMatmul(lt, desc, &alpha, A, a, B, b, &beta, C, c, D, d, &algo, ws, ws_size, stream);",
-    "`hipblasLtMatmul(...)` from `<hipblaslt/hipblaslt.h>`; the names appear in the checked headers only from HIP 7.2.",
+    "`hipblasLtMatmul(...)` from `<hipblaslt/hipblaslt.h>`, which porter's HIP 6.4 build has (Debian's hipBLASLt 7.1 headers).",
 )  # fmt: skip
 CURAND = _rename_rule(
     "LIB003", "curand-to-hiprand", "cuRAND", "hipRAND",
