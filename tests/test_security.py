@@ -63,6 +63,16 @@ def test_report_escapes_every_text_from_the_tree(tmp_path):
     assert title == "porter port report"  # no payload ran
     assert "PWNED" not in title and "<img src=x" not in dom
     assert "#include &lt;cuda_runtime.h&gt;" in dom or "cudaMalloc(&amp;p, 4)" in dom  # code survives as text
+    # messages' `backticked` names render as code, not as raw backticks
+    assert "<code>cudaMalloc</code>" in dom and "`cudaMalloc`" not in dom
+
+
+def test_a_backticked_payload_in_a_message_stays_text():
+    from porter.report.render import inline_code
+
+    rendered = str(inline_code(f"`{SCRIPT}` and `{IMAGE}`"))
+    assert "<script" not in rendered and "<img" not in rendered
+    assert rendered.startswith("<code>&lt;/script&gt;&lt;script&gt;") and rendered.count("<code>") == 2
 
 
 def test_build_runs_no_shell_command_from_names_or_compile_commands(tmp_path, monkeypatch):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from functools import cache
 from pathlib import Path
 
 import jinja2
+import markupsafe
 
 from porter.build.classify import FAILURE_CLASSES
 from porter.build.resources import library_of
@@ -35,7 +37,18 @@ def _templates() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     environment.filters["elide"] = elide_middle
+    environment.filters["inline_code"] = inline_code
     return environment
+
+
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+
+
+def inline_code(text: object) -> markupsafe.Markup:
+    """A finding's message as HTML: escaped first, then its `backticked` spans as <code> (Markdown's
+    one construct messages use), so names read as code and nothing in them becomes markup."""
+    escaped = str(markupsafe.escape("" if text is None else text))
+    return markupsafe.Markup(_BACKTICKED.sub(r"<code>\1</code>", escaped))
 
 
 def render(merged: dict, output: Path) -> str:
