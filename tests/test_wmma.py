@@ -106,7 +106,7 @@ def test_emulated_verify_passes_at_64_lanes_and_catches_a_wrong_layout(tmp_path,
 
     # the same run with matrix_b's column-major load reading the row-major places: tiled_gemm fails
     right = compat.render_wmma_header()
-    wrong = right.replace("p[column * ldm + k + e]", "p[(k + e) * ldm + column]")
+    wrong = right.replace("offset(k + e, column, ldm, by_rows)", "offset(k + e, column, ldm, true)")
     assert wrong != right
     monkeypatch.setattr("porter.convert.render_wmma_header", lambda: wrong)
     broken = verify(WMMA, ("gfx942",), load_config(WMMA), gpus={})

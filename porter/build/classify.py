@@ -158,9 +158,8 @@ FAILURE_CLASSES: dict[str, tuple[str, str]] = {
     "unavailable": ("the toolchain's", "no compiler for this target here: `porter doctor` says what to install"),
 }
 
-CODE_FAILURES = frozenset(
-    {"port-error", "manual-fix-needed", "unsupported-feature", "original-does-not-build", "unsafe-input"}
-)
+# what a build gate fails on by default: every class that is not the toolchain's
+CODE_FAILURES = frozenset(cls for cls, (whose, _) in FAILURE_CLASSES.items() if whose != "the toolchain's")
 
 
 def fails_gate(unit: Unit, fail_on: str) -> bool:

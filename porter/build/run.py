@@ -231,9 +231,8 @@ def _collect(outcomes, tasks, findings_by_file, targets) -> BuildResult:
             if block is None and resources.limiter:
                 resources.limiter += " (at max block size)"
             # one entry per kernel on both vendors: `k(__hip_bfloat16 const*)` is `k(__nv_bfloat16 const*)`
-            entry = kernels.setdefault(
-                cuda_spelling(name), {"name": cuda_spelling(name), "mangled": mangled, "file": rel, "targets": {}}
-            )
+            paired = cuda_spelling(name)
+            entry = kernels.setdefault(paired, {"name": paired, "mangled": mangled, "file": rel, "targets": {}})
             key = f"{chosen.id} hip-nvidia" if variant == Variant.HIP_NVIDIA else chosen.id
             entry["targets"][key] = resources.to_json()
     return BuildResult(

@@ -167,8 +167,8 @@ def _convert_locked(options: ConvertOptions, config: Config, progress, destinati
     ]
     needs_compat = any(o.changed for o in outcomes) or (src / COMPAT_HEADER).is_file()
     generated = {COMPAT_HEADER: render_header(names, config.targets).encode()} if needs_compat else {}
-    wmma_includes = (f for f in result.findings if applicable(f, options.unsafe_fixes))
-    if wmma_header_needed(wmma_includes) or (src / WMMA_HEADER).is_file():  # an earlier port's, written again
+    applied = (f for f in result.findings if applicable(f, options.unsafe_fixes))
+    if wmma_header_needed(applied) or (src / WMMA_HEADER).is_file():  # an earlier port's, written again
         generated[WMMA_HEADER] = render_wmma_header().encode()
     cmake_changed = any(o.rel.endswith(("CMakeLists.txt", ".cmake")) and o.changed for o in outcomes)
     if options.mode == "portable" and (cmake_changed or (src / CMAKE_MODULE).is_file()):

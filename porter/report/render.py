@@ -115,11 +115,11 @@ def _category_chart(scan: dict) -> str:
     return stacked_bars(rows)
 
 
-def _occupancy_chart(build: dict) -> str:
+def _occupancy_chart(project_kernels: list[dict]) -> str:
     """Occupancy as a share of each target's maximum (warps per SM, waves per SIMD), so the two bars
     compare; the project's kernels only (a library's internal kernels are folded in the table)."""
     rows = []
-    for kernel in _project_kernels(build):
+    for kernel in project_kernels:
         shares = {Vendor.NVIDIA: None, Vendor.AMD: None}
         for key, resources in kernel.get("targets", {}).items():
             chosen = all_targets().get(key.split()[0])
@@ -140,18 +140,15 @@ def _performance_chart(verify: dict) -> str:
     return paired_bars(rows, "original", "port", unit="×")
 
 
-def _project_kernels(build: dict) -> list[dict]:
-    return [k for k in build.get("kernels", []) if library_of(k["name"]) is None]
-
-
-def _library_kernels(build: dict) -> dict[str, list[dict]]:
-    """A library's internal kernels (rocPRIM, CUB, Thrust, PyTorch), per library: one folded row each."""
+def _kernels_by_owner(build: dict) -> tuple[list[dict], dict[str, list[dict]]]:
+    """The project's own kernels, and the internal kernels of each library it instantiates (rocPRIM,
+    CUB, Thrust, PyTorch): those fold into one row per library."""
+    own: list[dict] = []
     by_library: dict[str, list[dict]] = defaultdict(list)
     for kernel in build.get("kernels", []):
         library = library_of(kernel["name"])
-        if library is not None:
-            by_library[library].append(kernel)
-    return dict(sorted(by_library.items()))
+        (own if library is None else by_library[library]).append(kernel)
+    return own, dict(sorted(by_library.items()))
 
 
 def _column(unit: dict) -> str:
@@ -166,6 +163,12 @@ def _source_name(unit: dict) -> str:
         if unit.get("variant") == "hip-nvidia" and unit["file"].endswith(".hip")
         else unit["file"]
     )
+
+
+def _class_rank(cls: str) -> int:
+    """Where a failure class stands: FAILURE_CLASSES's order, then `ok`, then a class it does not know."""
+    order = [*FAILURE_CLASSES, "ok"]
+    return order.index(cls) if cls in order else len(order)
 
 
 def _row_class(cells: dict[str, dict]) -> str:
@@ -190,7 +193,6 @@ def _build_matrix(build: dict) -> tuple[list[str], list[dict]]:
     groups: dict[str, list] = defaultdict(list)
     for name, cells in sorted(rows.items()):
         groups[_row_class(cells)].append((name, cells))
-    order = [*FAILURE_CLASSES, "ok"]
     return columns, [
         {
             "class": cls,
@@ -199,13 +201,14 @@ def _build_matrix(build: dict) -> tuple[list[str], list[dict]]:
             "toolchain": FAILURE_CLASSES.get(cls, ("",))[0] == "the toolchain's",
             "rows": groups[cls],
         }
-        for cls in sorted(groups, key=lambda c: order.index(c) if c in order else len(order))
+        for cls in sorted(groups, key=_class_rank)
     ]
 
 
 def render_html(merged: dict) -> str:
     scan, build, verify = merged.get("scan"), merged.get("build"), merged.get("verify")
     columns, groups = _build_matrix(build or {})
+    project_kernels, library_kernels = _kernels_by_owner(build or {})
     return (
         _templates()
         .get_template("report.html.j2")
@@ -220,13 +223,13 @@ def render_html(merged: dict) -> str:
             sources=merged.get("sources", []),
             files=_file_views(scan) if scan else [],
             category_chart=_category_chart(scan) if scan else "",
-            occupancy_chart=_occupancy_chart(build) if build else "",
+            occupancy_chart=_occupancy_chart(project_kernels),
             performance_chart=_performance_chart(verify) if verify else "",
             build_columns=columns,
             build_groups=groups,
             failure_classes=FAILURE_CLASSES,
-            project_kernels=_project_kernels(build) if build else [],
-            library_kernels=_library_kernels(build) if build else {},
+            project_kernels=project_kernels,
+            library_kernels=library_kernels,
         )
     )
 
@@ -266,10 +269,7 @@ def render_markdown(merged: dict) -> str:
         failed = Counter(u.get("class") or "port-error" for u in units if u["status"] != "ok")
         breakdown = "; ".join(
             f"{n} {cls} ({FAILURE_CLASSES[cls][0] if cls in FAILURE_CLASSES else 'unclassified'} problem)"
-            for cls, n in sorted(
-                failed.items(),
-                key=lambda item: list(FAILURE_CLASSES).index(item[0]) if item[0] in FAILURE_CLASSES else 99,
-            )
+            for cls, n in sorted(failed.items(), key=lambda item: _class_rank(item[0]))
         )
         lines.append(f"Build: {ok} of {len(units)} units built" + (f"; not built: {breakdown}." if breakdown else "."))
     else:

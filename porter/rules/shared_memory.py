@@ -68,14 +68,15 @@ class KernelShared:
 
 def _kernels(ctx: FileContext, constants: dict[str, int]) -> dict[str, KernelShared]:
     kernels: dict[str, KernelShared] = {}
-    file_shared = _shared_declarations(ctx, ctx.parsed.root, file_scope=True)
+    sizing = (constants, _after_warp_fixes(constants))  # once per file: the project's constants can be many
+    file_shared = _shared_declarations(ctx, ctx.parsed.root, sizing, file_scope=True)
     for info in ctx.device.functions:
         if not info.is_kernel or info.node is None:
             continue
         name = re.sub(r"\(.*", "", info.name).split("::")[-1].strip()
         kernel = KernelShared(name=name, node=info.node)
         body_text = ctx.source.data[info.node.start_byte : info.node.end_byte]
-        declarations = _shared_declarations(ctx, info.node)
+        declarations = _shared_declarations(ctx, info.node, sizing)
         declarations += [
             d
             for d in file_shared
@@ -93,11 +94,12 @@ def _kernels(ctx: FileContext, constants: dict[str, int]) -> dict[str, KernelSha
     return kernels
 
 
-def _shared_declarations(ctx: FileContext, scope: tree_sitter.Node, file_scope: bool = False):
+def _shared_declarations(
+    ctx: FileContext, scope: tree_sitter.Node, sizing: tuple[dict[str, int], dict[str, int]], file_scope: bool = False
+):
     """(node, name, bytes or None, bytes on wave64 after porter's warp-size fixes) of the non-extern
-    `__shared__` declarations in a scope."""
-    constants = ctx.shared_constants
-    ported_constants = _after_warp_fixes(constants)
+    `__shared__` declarations in a scope; `sizing`: the constants as written and as the port has them."""
+    constants, ported_constants = sizing
     found = []
     for declaration in captures("(declaration) @d", scope).get("d", []):
         text = ctx.source.text(declaration.start_byte, declaration.end_byte)

@@ -313,11 +313,12 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
     reference = CaseResult(case.name, Variant.EMU_ORIGINAL, "cpu-w32", "not-run", lacking)
     reference.expected = case.expect if fault else "pass"
     rows = [reference]
+    on_mfma = _uses_wmma_header(port_tree / (case.port or case.source))
     for target_id in targets:
         width = target(target_id).wavefront
         # a planted wave64 bug must fail at 64 lanes; at 32 it may pass, so no verdict is expected there
         expected = case.expect if width == 64 or case.expect != "fail" else None
-        reason = lacking or _no_matrix_cores(port_tree / (case.port or case.source), target_id)
+        reason = lacking or (_no_matrix_cores(target_id) if on_mfma else None)
         rows.append(CaseResult(case.name, Variant.EMU_PORT, target_id, "not-run", reason, expected=expected))
     if lacking:
         return rows
@@ -343,12 +344,14 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
     return rows
 
 
-def _no_matrix_cores(source: Path, target_id: str) -> str | None:
+def _uses_wmma_header(source: Path) -> bool:
+    return source.is_file() and WMMA_HEADER.encode() in source.read_bytes()
+
+
+def _no_matrix_cores(target_id: str) -> str | None:
     """Why a port on porter_wmma.h cannot run on an AMD target without MFMA (RDNA's WMMA differs)."""
     chosen = target(target_id)
-    if not chosen.is_amd or chosen.matrix == "mfma" or not source.is_file():
-        return None
-    if WMMA_HEADER.encode() not in source.read_bytes():
+    if not chosen.is_amd or chosen.matrix == "mfma":
         return None
     return f"{WMMA_HEADER} runs WMMA on MFMA matrix cores, which {target_id} lacks"
 

@@ -84,8 +84,8 @@ __device__ inline void mfma(const porter_wmma_bf16* a, const porter_wmma_bf16* b
   });
 }
 #else
-inline void mfma(const __half* a, const __half* b, float* acc) { porter_emu::mfma_f32_16x16x16(a, b, acc); }
-inline void mfma(const porter_wmma_bf16* a, const porter_wmma_bf16* b, float* acc) {
+template <typename T>
+inline void mfma(const T* a, const T* b, float* acc) {
   porter_emu::mfma_f32_16x16x16(a, b, acc);
 }
 #endif
@@ -115,6 +115,11 @@ struct is_mfma_input<porter_wmma_bf16> {
 // lane l's row (matrix_a) or column (matrix_b, accumulator), and the first of its four k (or rows)
 __device__ inline int lane_line() { return static_cast<int>(porter_lane_id()) % 16; }
 __device__ inline int lane_first() { return 4 * ((static_cast<int>(porter_lane_id()) % 64) / 16); }
+
+// where element (row, column) of a tile sits in memory of leading dimension ldm
+__device__ inline unsigned offset(int row, int column, unsigned ldm, bool by_rows) {
+  return by_rows ? row * ldm + column : column * ldm + row;
+}
 
 }  // namespace porter_wmma_detail
 
@@ -150,34 +155,29 @@ __device__ inline void fill_fragment(fragment<Use, M, N, K, T, Layout>& f, const
 template <typename T, typename Layout>
 __device__ inline void load_matrix_sync(fragment<matrix_a, 16, 16, 16, T, Layout>& a, const T* p, unsigned ldm) {
   const int row = porter_wmma_detail::lane_line(), k = porter_wmma_detail::lane_first();
-  for (int e = 0; e < 4; ++e) a.x[e] = std::is_same<Layout, row_major>::value ? p[row * ldm + k + e] : p[(k + e) * ldm + row];
+  const bool by_rows = std::is_same<Layout, row_major>::value;
+  for (int e = 0; e < 4; ++e) a.x[e] = p[porter_wmma_detail::offset(row, k + e, ldm, by_rows)];
 }
 
 template <typename T, typename Layout>
 __device__ inline void load_matrix_sync(fragment<matrix_b, 16, 16, 16, T, Layout>& b, const T* p, unsigned ldm) {
   const int column = porter_wmma_detail::lane_line(), k = porter_wmma_detail::lane_first();
-  for (int e = 0; e < 4; ++e)
-    b.x[e] = std::is_same<Layout, row_major>::value ? p[(k + e) * ldm + column] : p[column * ldm + k + e];
+  const bool by_rows = std::is_same<Layout, row_major>::value;
+  for (int e = 0; e < 4; ++e) b.x[e] = p[porter_wmma_detail::offset(k + e, column, ldm, by_rows)];
 }
 
 template <typename T>
 __device__ inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, T>& c, const T* p, unsigned ldm,
                                         layout_t layout) {
   const int column = porter_wmma_detail::lane_line(), row = porter_wmma_detail::lane_first();
-  for (int e = 0; e < 4; ++e)
-    c.x[e] = layout == mem_row_major ? p[(row + e) * ldm + column] : p[column * ldm + row + e];
+  for (int e = 0; e < 4; ++e) c.x[e] = p[porter_wmma_detail::offset(row + e, column, ldm, layout == mem_row_major)];
 }
 
 template <typename T>
 __device__ inline void store_matrix_sync(T* p, const fragment<accumulator, 16, 16, 16, T>& c, unsigned ldm,
                                          layout_t layout) {
   const int column = porter_wmma_detail::lane_line(), row = porter_wmma_detail::lane_first();
-  for (int e = 0; e < 4; ++e) {
-    if (layout == mem_row_major)
-      p[(row + e) * ldm + column] = c.x[e];
-    else
-      p[column * ldm + row + e] = c.x[e];
-  }
+  for (int e = 0; e < 4; ++e) p[porter_wmma_detail::offset(row + e, column, ldm, layout == mem_row_major)] = c.x[e];
 }
 
 // D = A B + C, accumulated in float by the matrix core (a half accumulator is rounded once, at the end)

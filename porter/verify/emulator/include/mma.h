@@ -32,10 +32,9 @@ class fragment {
 namespace detail {
 inline int first() { return porter_emu::lane_id() * (256 / porter_emu::kWidth); }
 
-// the row-major index, in the fragment's own tile, of the element at (row, column) of memory
-template <typename Layout>
-inline int memory_offset(int row, int column, unsigned ldm) {
-  return std::is_same<Layout, row_major>::value ? row * ldm + column : column * ldm + row;
+// where element (row, column) of a tile sits in memory of leading dimension ldm
+inline unsigned offset(int row, int column, unsigned ldm, bool by_rows) {
+  return by_rows ? row * ldm + column : column * ldm + row;
 }
 }  // namespace detail
 
@@ -50,23 +49,23 @@ inline void load_matrix_sync(fragment<Use, 16, 16, 16, T, Layout>& f, const T* p
   static_assert(!std::is_same<Use, accumulator>::value, "porter-emu: an accumulator load names its layout");
   for (int e = 0; e < f.num_elements; ++e) {
     const int index = detail::first() + e;
-    f.x[e] = p[detail::memory_offset<Layout>(index / 16, index % 16, ldm)];
+    f.x[e] = p[detail::offset(index / 16, index % 16, ldm, std::is_same<Layout, row_major>::value)];
   }
 }
 
 template <typename T>
 inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, T>& f, const T* p, unsigned ldm, layout_t layout) {
   for (int e = 0; e < f.num_elements; ++e) {
-    const int index = detail::first() + e, row = index / 16, column = index % 16;
-    f.x[e] = layout == mem_row_major ? p[row * ldm + column] : p[column * ldm + row];
+    const int index = detail::first() + e;
+    f.x[e] = p[detail::offset(index / 16, index % 16, ldm, layout == mem_row_major)];
   }
 }
 
 template <typename T>
 inline void store_matrix_sync(T* p, const fragment<accumulator, 16, 16, 16, T>& f, unsigned ldm, layout_t layout) {
   for (int e = 0; e < f.num_elements; ++e) {
-    const int index = detail::first() + e, row = index / 16, column = index % 16;
-    (layout == mem_row_major ? p[row * ldm + column] : p[column * ldm + row]) = f.x[e];
+    const int index = detail::first() + e;
+    p[detail::offset(index / 16, index % 16, ldm, layout == mem_row_major)] = f.x[e];
   }
 }
 
