@@ -6,7 +6,6 @@ import functools
 import json
 import os
 import sys
-import tempfile
 import traceback
 from enum import StrEnum
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from porter import __version__
+from porter import __version__, memo
 from porter.errors import PorterError
 
 app = typer.Typer(
@@ -78,18 +77,7 @@ def write_output(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    memo.write_atomically(str(output), text)
 
 
 def _version(value: bool) -> None:
@@ -156,6 +144,8 @@ def scan(
         raise fail(
             f"{len(result.unreadable)} path(s) could not be read and were not analysed: {shown} (--keep-going to accept)"
         )
+    if not no_cache:
+        memo.record(text, None if output is None else str(output))
 
 
 class ConvertMode(StrEnum):

@@ -42,5 +42,10 @@ else
   log "pip: porter already installed in .venv"
 fi
 
+# pip compiles an installed package's modules; an editable install is left to compile at each
+# start, which PYTHONDONTWRITEBYTECODE=1 makes permanent: compile them once here
+log "bytecode: compiling porter's modules"
+.venv/bin/python -m compileall -q porter >/dev/null
+
 log "porter setup: ROCm sysroot, CUDA headers and (as root) the HIP 6.4 root"
 PORTER_SETUP_ROCM=1 .venv/bin/porter setup all

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from porter.findings import Edit, Engine, Finding, FixKind, Severity
 from porter.source import SNIPPET_BYTES
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from porter.config import Config
@@ -109,6 +112,7 @@ class FileContext:
     # integer constants of the project's headers (porter.rules.consteval.header_constants)
     project_constants: dict[str, int] = field(default_factory=dict)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text
+    _facts: dict[str, object] = field(default_factory=dict, repr=False)  # once()'s answers by key
 
     @property
     def source(self):
@@ -164,6 +168,12 @@ class FileContext:
         if text not in self._values:  # the same operand recurs across a file's expressions
             self._values[text] = evaluate(text, self.shared_constants)
         return self._values[text]
+
+    def once(self, key: str, compute: Callable[[], T]) -> T:
+        """A per-file fact a rule asks for at many sites, worked out at the first: `key` is the rule's own name for it."""
+        if key not in self._facts:
+            self._facts[key] = compute()
+        return self._facts[key]  # type: ignore[return-value]
 
     @cached_property
     def asm_statements(self):

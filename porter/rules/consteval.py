@@ -59,6 +59,20 @@ def evaluate(text: str, constants: dict[str, int]) -> int | None:
     """The integer value of a C expression, or None when anything in it is unknown."""
     if len(text) > 400:
         return None  # a constant's expression is short; anything longer is code, not a constant
+    plain = _PLAIN.fullmatch(text)
+    if plain is not None:  # most constants are one literal or one name: no need to parse them
+        if plain.group(2):
+            return named_value(plain.group(2), constants)
+        try:
+            return int(plain.group(1), 0)
+        except ValueError:
+            return None  # `010`: octal in C, which the parser below does not read either
+    if not any(c in text for c in "/(") and "static_cast" not in text:
+        # no comment, call, cast or sizeof to rewrite: a name with no value decides it at once,
+        # as _LEFT_NAME would after the substitutions below (most texts here are code, not constants)
+        for name in _LEFT_NAME_WORD.findall(text):
+            if named_value(name, constants) is None:
+                return None
     if "/" in text:
         text = _COMMENT.sub("", text)
     if "(" in text:
@@ -91,6 +105,7 @@ def _constant(name: str, constants: dict[str, int]) -> str:
     return name if value is None else str(value)
 
 
+_PLAIN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*))\s*")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/")
 _SIZEOF = re.compile(r"\bsizeof\s*\(\s*([\w\s]+?)\s*\)")
 _BLANKS = re.compile(r"\s+")
@@ -100,6 +115,7 @@ _SUFFIXED = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # after substitution, a letter that does not continue a number (`0x1f`) is a name left unknown
 _LEFT_NAME = re.compile(r"(?<![\w.])[A-Za-z_]")
+_LEFT_NAME_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 
 
 def _value(node: ast.AST) -> int | None:

@@ -116,6 +116,16 @@ _WARP_ARITHMETIC = re.compile(r"(/32|>>5|/\w*(WARP|warp|Warp)\w*)(?!\w)")
 _NAMED_DIVISOR = re.compile(r"(%|&|/|>>)\(?[A-Za-z_]")
 
 
+@dataclass
+class _FunctionSpans:
+    """The function definitions by start, each with the index of the definition around it (-1: none)."""
+
+    starts: list[int]
+    ends: list[int]
+    infos: list[FunctionInfo]
+    outer: list[int]
+
+
 @dataclass(frozen=True)
 class _ExpressionShape:
     own: frozenset  # classes the text gives by itself (a ballot: MASK)
@@ -201,15 +211,35 @@ class DeviceFacts:
 
     def function_of(self, node: tree_sitter.Node) -> FunctionInfo:
         """The innermost function definition holding the node, else the file scope."""
-        owner = enclosing(node, ("function_definition",))
-        if owner is None:
-            return self.file_scope
-        return self._functions_by_id.get(owner.id, self.file_scope)
+        # a binary search over the definitions' starts, not a walk up the node's parents: every
+        # rule asks this of every node it looks at, and each parent is a new Python object
+        spans = self._function_spans
+        index = bisect.bisect_right(spans.starts, node.start_byte) - 1
+        while index >= 0:
+            start, end = spans.starts[index], spans.ends[index]
+            if start <= node.start_byte and node.end_byte <= end and (start, end) != (node.start_byte, node.end_byte):
+                return spans.infos[index]
+            index = spans.outer[index]  # the last definition to start is not it: the one around that
+        return self.file_scope
 
     @cached_property
-    def _functions_by_id(self) -> dict[int, FunctionInfo]:
-        # a dict, not a search of `functions`: every rule asks this of every node it looks at
-        return {info.node.id: info for info in self.functions if info.node is not None}
+    def _function_spans(self) -> _FunctionSpans:
+        ordered = sorted(
+            (info for info in self.functions if info.node is not None),
+            key=lambda info: (info.node.start_byte, -info.node.end_byte),
+        )
+        spans = _FunctionSpans([], [], [], [])
+        open_definitions: list[int] = []  # indexes of the definitions around the current one
+        for index, info in enumerate(ordered):
+            start, end = info.node.start_byte, info.node.end_byte
+            while open_definitions and spans.ends[open_definitions[-1]] < end:
+                open_definitions.pop()
+            spans.starts.append(start)
+            spans.ends.append(end)
+            spans.infos.append(info)
+            spans.outer.append(open_definitions[-1] if open_definitions else -1)
+            open_definitions.append(index)
+        return spans
 
     def is_device_code(self, node: tree_sitter.Node) -> bool:
         lambda_node = enclosing(node, ("lambda_expression",))
@@ -241,10 +271,18 @@ class DeviceFacts:
     @cached_property
     def classified(self) -> bool:
         """Classify every bound variable, iterating until nothing changes (chains of copies)."""
+        # each value's text is read and shaped once; the rounds only pass classes along names
+        shaped = [
+            (function, name, shape)
+            for function, name, value in self._bindings
+            if (shape := self._shape_of(self.source.text(value.start_byte, value.end_byte), name)).names
+            or shape.own
+            or shape.reads_thread  # a value with none of these gets no class, however often asked
+        ]
         for _ in range(4):
             changed = False
-            for function, name, value in self._bindings:
-                new = self.classes_of_expression(value, function, name)
+            for function, name, shape in shaped:
+                new = self._classes_of_shape(shape, function)
                 if not new <= function.classes[name]:
                     function.classes[name] |= new
                     changed = True
@@ -267,7 +305,11 @@ class DeviceFacts:
     def classes_of_expression(
         self, node: tree_sitter.Node, function: FunctionInfo, bound_name: str = ""
     ) -> set[VarClass]:
-        shape = self._shape_of(self.source.text(node.start_byte, node.end_byte), bound_name)
+        return self._classes_of_shape(
+            self._shape_of(self.source.text(node.start_byte, node.end_byte), bound_name), function
+        )
+
+    def _classes_of_shape(self, shape: _ExpressionShape, function: FunctionInfo) -> set[VarClass]:
         classes = set(shape.own)
         thread = shape.reads_thread
         for name in shape.names:
@@ -332,6 +374,25 @@ class DeviceFacts:
             return self.var_classes(function, self.source.text(node.start_byte, node.end_byte))
         assert self.classified
         return self.classes_of_expression(node, function)
+
+    # -- binary expressions -------------------------------------------------------------
+
+    @cached_property
+    def _binaries_by_operator(
+        self,
+    ) -> dict[str, list[tuple[tree_sitter.Node, tree_sitter.Node, str, tree_sitter.Node]]]:
+        grouped: dict[str, list] = defaultdict(list)
+        for node in captures("(binary_expression) @b", self.root).get("b", []) if self.root is not None else []:
+            left, operator, right = (node.child_by_field_name(name) for name in ("left", "operator", "right"))
+            if left is not None and operator is not None and right is not None:
+                grouped[operator.type].append((node, left, operator.type, right))
+        return grouped
+
+    def binaries(self, operators) -> list[tuple[tree_sitter.Node, tree_sitter.Node, str, tree_sitter.Node]]:
+        """(node, left, operator, right) of the file's binary expressions with one of `operators`, in
+        source order: several rules each want a few operators of the file's many binary expressions."""
+        found = [item for operator in operators for item in self._binaries_by_operator.get(operator, ())]
+        return sorted(found, key=lambda item: (item[0].start_byte, -item[0].end_byte))
 
     # -- calls --------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from porter.parse import captures
 from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.device import BALLOT_CALLS, VarClass, binary_parts, call_arguments, int_value
+from porter.rules.device import BALLOT_CALLS, VarClass, call_arguments, int_value
 from porter.source import encoded_length
 
 WHY_MASKS = """
@@ -114,10 +114,12 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         return
     yield from _mask_arguments(ctx)
     yield from _mask_definitions(ctx)
-    yield from _truncated_votes(ctx)
+    if any(call.encode() in data for call in BALLOT_CALLS):  # a lane mask comes from a vote and nowhere else
+        yield from _truncated_votes(ctx)
+        yield from _bit_ops(ctx)
     yield from _mask_parameters(ctx)
-    yield from _bit_ops(ctx)
-    yield from _lane_bits(ctx)
+    if b"<<" in data:
+        yield from _lane_bits(ctx)
 
 
 def _mask_parameter_sites(ctx: FileContext):
@@ -154,11 +156,7 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
                 ctx, mask.start_byte, mask.end_byte, f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits",
                 edits=_mask_edit(mask),
             )  # fmt: skip
-    for node in captures("(binary_expression) @b", ctx.parsed.root).get("b", []):
-        parts = binary_parts(node, ctx.source)
-        if parts is None or parts[1] not in ("==", "!="):
-            continue
-        left, _, right = parts
+    for _, left, _, right in ctx.device.binaries(("==", "!=")):
         for side, other in ((left, right), (right, left)):
             if _is_full_mask_32(ctx, side) and VarClass.MASK in ctx.device.expression_classes(other):
                 yield FULL_MASK_32.finding(
@@ -277,11 +275,7 @@ def _bit_ops(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _lane_bits(ctx: FileContext) -> Iterable[Finding]:
-    for node in captures("(binary_expression) @b", ctx.parsed.root).get("b", []):
-        parts = binary_parts(node, ctx.source)
-        if parts is None or parts[1] != "<<":
-            continue
-        left, _, right = parts
+    for _, left, _, right in ctx.device.binaries(("<<",)):
         literal = ctx.source.text(left.start_byte, left.end_byte)
         if int_value(left, ctx.source) != 1 or re.search(r"[lL]", literal):
             continue

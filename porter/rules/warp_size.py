@@ -303,14 +303,8 @@ def _warp_width_names(ctx: FileContext, uses: list[Finding]) -> set[str]:
 
 def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
     facts = ctx.device
-    for node in captures("(binary_expression) @b", ctx.parsed.root).get("b", []):
-        operator_node = node.child_by_field_name("operator")
-        if operator_node is None or operator_node.type not in _WARP_OPERATORS:
-            continue  # `+`, `*`, `&&`, ...: no lane, warp or last-lane arithmetic
-        parts = binary_parts(node, ctx.source)
-        if parts is None:
-            continue
-        left, operator, right = parts
+    # `+`, `*`, `&&`, ...: no lane, warp or last-lane arithmetic
+    for node, left, operator, right in facts.binaries(_WARP_OPERATORS):
         value = _warp_value(ctx, right)
         if value is None and operator == "/" and _float_literal(ctx, right) == 32.0:
             value = 32  # blockDim.x / 32.f: a warp count in floating point
@@ -385,7 +379,7 @@ def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
     Without either, `threadIdx.x / 32` is only a 2-D mapping of a block (rows of 32), which
     means the same on any wavefront width.
     """
-    if _WARP_LEVEL.search(ctx.source.data):
+    if ctx.once("warp-level operations", lambda: _WARP_LEVEL.search(ctx.source.data) is not None):
         return True
     owner = enclosing(node, ("init_declarator", "assignment_expression"))
     target = owner and (owner.child_by_field_name("declarator") or owner.child_by_field_name("left"))
@@ -483,11 +477,7 @@ def _guards(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
     """`if (warp_size != 32)`, `static_assert(WS == 32)`: comparisons of a warp size with 32."""
     if b"32" not in ctx.source.data:
         return
-    for node in captures("(binary_expression) @b", ctx.parsed.root).get("b", []):
-        parts = binary_parts(node, ctx.source)
-        if parts is None or parts[1] not in ("==", "!="):
-            continue
-        left, operator, right = parts
+    for node, left, _, right in ctx.device.binaries(("==", "!=")):
         if int_value(right, ctx.source) != 32 or not _is_warp_size(ctx, left, warp_names):
             continue
         if (
@@ -514,6 +504,8 @@ def _is_warp_size(ctx: FileContext, node: tree_sitter.Node, warp_names: set[str]
     if text in warp_names or WARP_CONSTANT_NAME.search(text):
         return True
     # a variable filled from the device: `ws = prop.warpSize`, `cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, d)`
+    if b"arpSize" not in ctx.source.data:
+        return False  # neither form without `warpSize` or `…WarpSize`: no need to look per name
     name = re.escape(text.encode())
     return bool(
         re.search(

@@ -15,19 +15,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from porter.home import cache_dir
 from porter.targets import Target, target
 
 SYSROOT_HIP_VERSION = "5.7"
 CUDA_HEADERS_VERSION = "12.9"
 CUDA_LIBRARIES_VERSION = "13.0"
-
-
-def cache_dir() -> Path:
-    override = os.environ.get("PORTER_CACHE")
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "porter"
 
 
 def sysroot_dir() -> Path:

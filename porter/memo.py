@@ -1,0 +1,132 @@
+"""A warm re-scan answered before the command line is even parsed: the whole run's output, keyed
+by everything the run could have read.
+
+This is ccache's direct mode for `porter scan`. The key covers porter's own files (size and
+modification time), the command line, the working directory, the environment, whether stdout
+and stderr are terminals, and the type, size, modification time and inode of every file and
+folder under the scanned paths (symbolic links followed, as discovery follows them). A change
+to any of them misses, and the full run records again. The fingerprint is taken before the run
+reads anything, so a file edited while a scan runs makes that run's record unreachable instead
+of stale.
+
+Only a run that ended cleanly (exit 0, everything readable) is recorded; `--no-cache` neither
+replays nor records. Imports stay light (no typer, no rules): replay is the whole point.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+import tempfile
+
+from porter.home import cache_dir
+
+# Environment variables that differ between two runs of the same command without changing it.
+_VOLATILE_ENVIRONMENT = frozenset({"_", "OLDPWD", "SHLVL", "COLUMNS", "LINES"})
+_OUTPUT_OPTIONS = frozenset({"-o", "--output"})
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_pending: str | None = None  # the key of this run, once replay missed: the scan command records under it
+
+
+def scan_key(arguments: list[str]) -> str | None:
+    """The memo key of `porter scan ARGUMENTS`, or None where the run is not one to memoise."""
+    if not arguments or arguments[0] != "scan" or "--no-cache" in arguments or "--help" in arguments:
+        return None
+    digest = hashlib.sha256()
+    _add(digest, "porter", *_tree_stats(_PACKAGE))
+    _add(digest, "argv", *arguments)
+    _add(digest, "cwd", os.getcwd(), sys.executable)
+    _add(digest, "env", *sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _VOLATILE_ENVIRONMENT))
+    _add(digest, "tty", str(sys.stdout.isatty()), str(sys.stderr.isatty()))
+    # every argument that names a file or folder is fingerprinted (a path after an option this
+    # module does not know included), all but the output, which each run rewrites
+    for previous, argument in zip(arguments, arguments[1:], strict=False):
+        if previous not in _OUTPUT_OPTIONS and not argument.startswith("-") and os.path.exists(argument):
+            _add(digest, "path", argument, *_tree_stats(argument))
+    return digest.hexdigest()
+
+
+def replay(arguments: list[str]) -> bool:
+    """Write a recorded run's output and return True; on a miss remember the key and return False."""
+    global _pending
+    _pending = None
+    key = scan_key(arguments)
+    if key is None:
+        return False
+    try:
+        with open(_entry(key), encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        _pending = key
+        return False
+    if record.get("output") is None:
+        sys.stdout.write(record["text"])
+    else:
+        write_atomically(record["output"], record["text"])
+    return True
+
+
+def record(text: str, output: str | None) -> None:
+    """Keep this run's output under the key replay missed (best effort: an unwritable cache is no error)."""
+    global _pending
+    if _pending is None:
+        return
+    target, _pending = _entry(_pending), None
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".run.", dir=os.path.dirname(target))
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({"text": text, "output": None if output is None else os.path.abspath(output)}, handle)
+        os.replace(tmp, target)
+    except OSError:
+        pass
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write a temporary file in the same directory, then rename it over `path`."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _entry(key: str) -> str:
+    return os.path.join(cache_dir(), "runs", key[:2], f"{key}.json")
+
+
+def _add(digest, label: str, *parts: str) -> None:
+    digest.update(b"\x1e" + label.encode())
+    for part in parts:
+        digest.update(b"\x1f" + part.encode("utf-8", "surrogateescape"))
+
+
+def _tree_stats(top: str) -> list[str]:
+    """One line per entry under `top` (itself included): its path, type, size, mtime and inode."""
+    lines = [_stat_line(top, top)]
+    for folder, folders, files in os.walk(top, followlinks=False):
+        folders.sort()
+        for name in sorted(files) + folders:
+            path = os.path.join(folder, name)
+            lines.append(_stat_line(path, top))
+    return lines
+
+
+def _stat_line(path: str, top: str) -> str:
+    try:
+        status = os.stat(path)  # a link's target, as discovery reads it
+    except OSError:
+        return f"{os.path.relpath(path, top)} missing"
+    return f"{os.path.relpath(path, top)} {status.st_mode:o} {status.st_size} {status.st_mtime_ns} {status.st_ino}"
