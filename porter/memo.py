@@ -36,7 +36,7 @@ def scan_key(arguments: list[str]) -> str | None:
     if not arguments or arguments[0] != "scan" or "--no-cache" in arguments or "--help" in arguments:
         return None
     digest = hashlib.sha256()
-    _add(digest, "porter", *_tree_stats(_PACKAGE))
+    _add(digest, "porter", *_package_stats())
     _add(digest, "argv", *arguments)
     _add(digest, "cwd", os.getcwd(), sys.executable)
     _add(digest, "env", *sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _VOLATILE_ENVIRONMENT))
@@ -119,8 +119,17 @@ def _tree_stats(top: str) -> list[str]:
     for folder, folders, files in os.walk(top, followlinks=False):
         folders.sort()
         for name in sorted(files) + folders:
-            path = os.path.join(folder, name)
-            lines.append(_stat_line(path, top))
+            lines.append(_stat_line(os.path.join(folder, name), top))
+    return lines
+
+
+def _package_stats() -> list[str]:
+    """porter's own files, bytecode and folders left out: the bytecode a first run writes (and the
+    folder times it moves) change nothing that porter does."""
+    lines = []
+    for folder, folders, files in os.walk(_PACKAGE):
+        folders[:] = sorted(name for name in folders if name != "__pycache__")
+        lines += [_stat_line(os.path.join(folder, name), _PACKAGE) for name in sorted(files)]
     return lines
 
 
