@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from functools import cache
 from pathlib import Path
 
+from porter.atomic import write_atomically
 from porter.targets.toolchains import cache_dir
 
 
@@ -55,9 +54,6 @@ def store(entry: str, document: dict) -> None:
     target = _path(entry)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".scan.", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle)
-        os.replace(tmp, target)
+        write_atomically(target, json.dumps(document).encode(), mode=0o600)
     except OSError:
         pass

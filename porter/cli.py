@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from porter import __version__, memo
+from porter.atomic import write_output_file
 from porter.errors import PorterError
 
 app = typer.Typer(
@@ -77,7 +78,7 @@ def write_output(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    memo.write_atomically(str(output), text)
+    write_output_file(output, text)
 
 
 def _version(value: bool) -> None:

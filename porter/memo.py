@@ -15,13 +15,12 @@ replays nor records. Imports stay light (no typer, no rules): replay is the whol
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import sys
-import tempfile
 
+from porter.atomic import write_atomically, write_output_file
 from porter.home import cache_dir
 
 # Environment variables that differ between two runs of the same command without changing it.
@@ -65,7 +64,7 @@ def replay(arguments: list[str]) -> bool:
     if record.get("output") is None:
         sys.stdout.write(record["text"])
     else:
-        write_atomically(record["output"], record["text"])
+        write_output_file(record["output"], record["text"])
     return True
 
 
@@ -75,32 +74,12 @@ def record(text: str, output: str | None) -> None:
     if _pending is None:
         return
     target, _pending = _entry(_pending), None
+    document = {"text": text, "output": None if output is None else os.path.abspath(output)}
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".run.", dir=os.path.dirname(target))
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"text": text, "output": None if output is None else os.path.abspath(output)}, handle)
-        os.replace(tmp, target)
+        write_atomically(target, json.dumps(document).encode(), mode=0o600)  # the cache's files are the user's own
     except OSError:
         pass
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write a temporary file in the same directory, then rename it over `path`."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _entry(key: str) -> str:

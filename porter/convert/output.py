@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from porter.atomic import write_atomically
 from porter.errors import PorterError
 from porter.source import kind_of
 
@@ -243,15 +244,7 @@ def write_in_place(
             mode = target.stat().st_mode
         else:
             mode = 0o644
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.chmod(tmp, mode & 0o7777)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(target, data, mode & 0o7777)
         written.append(target)
     for old, new in sorted((renamed or {}).items()):
         _retire_renamed(root, old, new, backup_suffix)

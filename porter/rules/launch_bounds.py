@@ -96,11 +96,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         yield from _launch_bounds(ctx)
     if b"FuncSetAttribute" in ctx.source.data:
         yield from _attributes(ctx)
-    for match in (
-        re.finditer(rb"(?<![\w$])__maxnreg__\s*\(\s*[^)]*\)", ctx.source.data)
-        if b"__maxnreg__" in ctx.source.data
-        else ()
-    ):
+    if b"__maxnreg__" not in ctx.source.data:
+        return
+    for match in re.finditer(rb"(?<![\w$])__maxnreg__\s*\(\s*[^)]*\)", ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
             yield MAX_REGISTERS.finding(ctx, match.start(), match.end(), "`__maxnreg__` has no meaning for hip-clang")
 

@@ -1,0 +1,37 @@
+"""Writing a file whole or not at all: a reader (or a crash) sees the old file or the new one.
+
+One helper for every file porter writes in place of another: command output, converted sources,
+the scan cache and porter.memo's records. Imports stay light: the warm path uses it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+
+
+def write_atomically(path: str | os.PathLike, data: bytes, mode: int | None = None) -> None:
+    """Write a temporary file in `path`'s folder, then rename it over `path`. `mode` gives the new
+    file's permissions; None gives a new file's usual ones (0o666 less the umask). The folder must exist."""
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        if mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_output_file(path: str | os.PathLike, text: str) -> None:
+    """A command's output file, written whole: its folder made, the usual permissions."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_atomically(path, text.encode("utf-8"))
