@@ -59,6 +59,8 @@ def replay(arguments: list[str]) -> bool:
         with open(_entry(key), encoding="utf-8") as handle:
             record = json.load(handle)
     except (OSError, ValueError):
+        record = None
+    if not _well_formed(record):  # none, or damaged: the full run writes it again
         _pending = key
         return False
     if record.get("output") is None:
@@ -80,6 +82,14 @@ def record(text: str, output: str | None) -> None:
         write_atomically(target, json.dumps(document).encode(), mode=0o600)  # the cache's files are the user's own
     except OSError:
         pass
+
+
+def _well_formed(record) -> bool:
+    return (
+        isinstance(record, dict)
+        and isinstance(record.get("text"), str)
+        and isinstance(record.get("output"), (str, type(None)))
+    )
 
 
 def _entry(key: str) -> str:

@@ -106,3 +106,14 @@ def test_a_run_with_unreadable_files_is_not_recorded(tree, tmp_path):
     cache = tmp_path / "cache"
     assert _scan(tree, cache).returncode == 2
     assert _records(cache) == []
+
+
+@pytest.mark.parametrize("damage", ["[1, 2]", '{"text": 3}', '{"output": null}', "{not json"])
+def test_a_damaged_record_runs_the_scan_again(tree, tmp_path, damage):
+    cache = tmp_path / "cache"
+    expected = _rules(_scan(tree, cache))
+    for record in _records(cache):
+        record.write_text(damage)
+    again = _scan(tree, cache)
+    assert again.returncode == 0 and again.stderr == ""
+    assert _rules(again) == expected
