@@ -23,6 +23,7 @@ from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, include_point, parse
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
 from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants
+from porter.rules.project import ProjectFacts, settle, settled_keys
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile, UndecodableSource
 from porter.suppress import apply_suppressions
@@ -56,6 +57,7 @@ class FileResult:
     suppressed: list[Finding] = field(default_factory=list)
     kernels: list[dict] = field(default_factory=list)  # {name, line, end_line}
     include_point: int | None = None  # where convert puts its first include (parse.include_point)
+    project: ProjectFacts = field(default_factory=ProjectFacts)  # settled with the other files' (settle_project)
 
 
 @dataclass
@@ -131,6 +133,7 @@ def _to_cache(result: FileResult) -> dict:
         "torch_extensions": [e.to_json() for e in result.torch_extensions],
         "kernels": result.kernels,
         "include_point": result.include_point,
+        "project": result.project.to_json(),
     }
 
 
@@ -148,6 +151,7 @@ def _from_cache(file: DiscoveredFile, cached: dict) -> FileResult:
         suppressed=[Finding.from_json(f) for f in cached["suppressed"]],
         kernels=cached["kernels"],
         include_point=cached["include_point"],
+        project=ProjectFacts.from_json(cached["project"]),
     )
 
 
@@ -159,9 +163,18 @@ def analyze_file(
     use_cache: bool = False,
     cap: int | None = scan_limits.FINDINGS_PER_RULE,
     project_constants: HeaderConstants | None = None,
+    alone: bool = True,
 ) -> FileResult:
     """One file's findings; `cap` limits those listed per rule (None: all, as convert needs every edit);
-    `project_constants` are the integer constants of the tree's headers."""
+    `project_constants` are the integer constants of the tree's headers. A file analysed `alone`
+    settles its project facts by itself; a scan settles them over all its files (settle_project)."""
+    result = _analyze_unsettled(file, config, deep, extra_args, use_cache, cap, project_constants)
+    if alone:
+        settle_project([result])
+    return result
+
+
+def _analyze_unsettled(file, config, deep, extra_args, use_cache, cap, project_constants) -> FileResult:
     result = FileResult(rel=file.rel, kind=str(file.kind))
     try:
         source = SourceFile.read(file.path, file.rel, file.kind)
@@ -218,10 +231,31 @@ def _analyze(source, file, config, deep, extra_args, result: FileResult, cap: in
             result.include_point = include_point(ctx.parsed)
         kept, result.suppressed = apply_suppressions(source, _dedupe(result.findings))
         result.findings = scan_limits.capped(ctx, kept, cap)
+        result.project = _standing_facts(ctx)
     except Exception as exc:  # one broken file or rule must not end the run
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
         result.clang_detail = traceback.format_exc(limit=4)
         result.findings = scan_limits.capped(ctx, _dedupe(result.findings), cap) if ctx else _dedupe(result.findings)
+
+
+def _standing_facts(ctx: FileContext) -> ProjectFacts:
+    """The file's project facts, their pending findings cut as its own findings are: the
+    project's platform branches and the file's suppressions hold for them too."""
+    facts = ctx.project
+    if facts.pending:
+        standing = on_ported_platform(ctx, [finding for _, finding in facts.pending])
+        kept = {id(finding) for finding in apply_suppressions(ctx.source, standing)[0]}
+        facts.pending = [(key, finding) for key, finding in facts.pending if id(finding) in kept]
+    return facts
+
+
+def settle_project(results: list[FileResult]) -> None:
+    """Findings that depend on other files (porter.rules.project): added or withdrawn in place."""
+    facts = [r.project for r in results if r.project]
+    keys = settled_keys(facts)
+    for result in results:
+        if result.project:
+            result.findings = settle(result.findings, result.project, keys)
 
 
 def _looks_wide(data: bytes) -> bool:
@@ -300,7 +334,7 @@ def _size(path: Path) -> int:
 
 
 def _analyze_star(args: tuple) -> FileResult:
-    return analyze_file(*args)
+    return analyze_file(*args, alone=False)
 
 
 def scan(
@@ -324,7 +358,7 @@ def scan(
     results: list[FileResult] = []
     if jobs == 1 or len(tasks) < PARALLEL_THRESHOLD:
         for task in tasks:
-            results.append(analyze_file(*task))
+            results.append(analyze_file(*task, alone=False))
             if progress:
                 progress(task[0].rel)
     else:
@@ -339,4 +373,5 @@ def scan(
                 if progress:
                     progress(result.rel)
         results = [unordered[i] for i in range(len(tasks))]
+    settle_project(results)
     return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)

@@ -54,15 +54,43 @@ CASES = [
     (D.format("return __shfl(v, 0, 32);"), ["WRP004"]),
     (D.format("return __shfl(v, 0, 16);"), []),
     (D.format("v += __shfl_xor(v, 32); v += __shfl_xor(v, 16); return v;"), []),
-    # warp-size constants, and names that only look alike
-    ("#define WARP_SIZE 32\n", ["WRP006"]),
+    # warp-size constants, found by their uses (the definition then carries the fix), never by name
+    (
+        "#define WARP_SIZE 32\n" + K.format("int lane = threadIdx.x % WARP_SIZE; x[lane] = __shfl_down(x[lane], 1);"),
+        ["WRP006"],
+    ),
+    ("#define WARP_SIZE 32\n", []),
+    (
+        "static const int WS = 32;\n"
+        + K.format("for (int c = threadIdx.x % WS; c < 99; c += WS) x[c] = __shfl(x[c], 0);"),
+        ["WRP006"],
+    ),
     ("#define WARPS_PER_BLOCK 32\n", []),
-    ("#define TILE_DIM 32\n", []),
-    ("static constexpr int kWarpSize = 32;\n", ["WRP006"]),
-    ("enum { kLanes = 32 };\n", ["WRP006"]),
-    ("template <int WARP_SIZE = 32> __device__ int g() { return WARP_SIZE; }\n", ["WRP006"]),
-    ("#define LOG_WARP_SIZE 5\n", ["WRP006"]),
-    ("#define WARP_SIZE 64\n", []),
+    (
+        "#define TILE_DIM 32\n"
+        + K.format("__shared__ float t[TILE_DIM][TILE_DIM + 1]; t[threadIdx.y][threadIdx.x] = 0;"),
+        [],
+    ),
+    (
+        "static constexpr int kWarpSize = 32;\n"
+        + K.format("int w = threadIdx.x / kWarpSize; x[w] = __shfl_down(x[w], 1);"),
+        ["WRP006"],
+    ),
+    (
+        "enum { kLanes = 32 };\n" + K.format("int l = threadIdx.x & (kLanes - 1); x[l] = __shfl_xor(x[l], 1);"),
+        ["WRP006"],
+    ),
+    (
+        "#define LOG_WARP_SIZE 5\n" + K.format("int w = threadIdx.x >> LOG_WARP_SIZE; x[w] = __shfl_down(x[w], 1);"),
+        ["WRP006"],
+    ),
+    ("#define WARP_SIZE 64\n" + K.format("int lane = threadIdx.x % WARP_SIZE; x[lane] = __shfl_down(x[lane], 1);"), []),
+    # one constant, two roles (a lane's width and a word's bits): each warp use carries its own fix
+    (
+        "#define BITS 32\n"
+        + K.format("int l = threadIdx.x % BITS; unsigned b = 1u << (blockIdx.x % BITS); x[l] = __shfl_xor(x[l], b);"),
+        ["WRP001"],
+    ),
     # warpSize where a constant expression is needed
     (K.format("__shared__ float s[warpSize]; s[0] = 0;"), ["WRP009"]),
     (K.format("int n = warpSize; x[0] = n;"), []),

@@ -4,7 +4,7 @@
 namespace cg = cooperative_groups;
 
 constexpr int kWarpSize = 32;  // expect: WRP006
-constexpr int kLog2WarpSize = 5;  // expect: WRP006
+constexpr int kLog2WarpSize = 5;  // never used: a log2 of the warp width by its name only
 
 __device__ float last_lane_value(float v) {
   return __shfl_sync(0xffffffff, v, 31);  // expect: WRP002 SYN001 MSK001

@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar
 
 from porter.findings import Edit, Engine, Finding, FixKind, Severity
+from porter.rules.project import ProjectFacts
 from porter.source import SNIPPET_BYTES
 
 T = TypeVar("T")
@@ -111,6 +112,8 @@ class FileContext:
     notes: list[str] = field(default_factory=list)
     # integer constants of the project's headers (porter.rules.consteval.header_constants)
     project_constants: dict[str, int] = field(default_factory=dict)
+    # what the file tells about the whole project (porter.rules.project): settled across the scan
+    project: ProjectFacts = field(default_factory=ProjectFacts)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text
     _facts: dict[str, object] = field(default_factory=dict, repr=False)  # once()'s answers by key
 

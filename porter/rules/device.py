@@ -30,9 +30,6 @@ from porter.source import SourceFile
 IDENT = re.compile(r"[A-Za-z_]\w*")
 LANE_NAME = re.compile(r"(?i)^(lane|lane_?id|lane_?idx|lane_?index|laneid|lid|lane_?no|lane_?num|thread_?lane)$")
 WARP_NAME = re.compile(r"(?i)^(warp|warp_?id|warp_?idx|warp_?index|warpid|wid|warp_?no|warp_?num|warp_?rank)$")
-WARP_CONSTANT_NAME = re.compile(
-    r"(?i)(warp_?size|warpsz|warp_?sz|warp_?width|threads_?per_?warp|warp_?threads|^k?warp$|^(num_|n_|k)?lanes?$|lanes_?per_?warp)"
-)
 BALLOT_CALLS = ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync", "__match_any")
 SHUFFLE_CALLS = frozenset(
     {
@@ -422,11 +419,12 @@ class DeviceFacts:
     def _call_starts(self) -> list[int]:
         return [node.start_byte for _, node in self.calls]
 
-    def calls_inside(self, node: tree_sitter.Node, names) -> list[tuple[str, tree_sitter.Node]]:
-        """The calls to any of `names` that start inside `node` (a binary search, not a pass over the file)."""
+    def calls_inside(self, node: tree_sitter.Node, names=None) -> list[tuple[str, tree_sitter.Node]]:
+        """The calls to any of `names` (None: to anything) that start inside `node` (a binary search,
+        not a pass over the file)."""
         low = bisect.bisect_left(self._call_starts, node.start_byte)
         high = bisect.bisect_left(self._call_starts, node.end_byte, lo=low)
-        return [(name, call) for name, call in self.calls[low:high] if name in names]
+        return [(name, call) for name, call in self.calls[low:high] if names is None or name in names]
 
     @cached_property
     def shuffles_by_function(self) -> dict[int | None, list[tree_sitter.Node]]:

@@ -14,7 +14,8 @@ from porter.findings import Engine, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import TYPE_SIZES, evaluate
-from porter.rules.device import WARP_CONSTANT_NAME, call_arguments
+from porter.rules.device import call_arguments
+from porter.rules.warp_size import warp_constant_names
 from porter.targets import Target
 from porter.targets import known as targets
 
@@ -68,7 +69,10 @@ class KernelShared:
 
 def _kernels(ctx: FileContext, constants: dict[str, int]) -> dict[str, KernelShared]:
     kernels: dict[str, KernelShared] = {}
-    sizing = (constants, _after_warp_fixes(constants))  # once per file: the project's constants can be many
+    sizing = (
+        constants,
+        _after_warp_fixes(constants, warp_constant_names(ctx)),
+    )  # once per file: the project's constants can be many
     file_shared = _shared_declarations(ctx, ctx.parsed.root, sizing, file_scope=True)
     for info in ctx.device.functions:
         if not info.is_kernel or info.node is None:
@@ -125,10 +129,10 @@ def _shared_declarations(
     return found
 
 
-def _after_warp_fixes(constants: dict[str, int]) -> dict[str, int]:
-    """The constants as a wave64 build of the port sees them: the warp-size constants porter rewrites
-    to PORTER_WARP_SIZE (WRP006) are 64 there. The same mapping when there are none."""
-    widened = {name: 64 for name, value in constants.items() if value == 32 and WARP_CONSTANT_NAME.search(name)}
+def _after_warp_fixes(constants: dict[str, int], warp_names: set[str]) -> dict[str, int]:
+    """The constants as a wave64 build of the port sees them: the ones the file uses as the warp
+    width, which porter rewrites to PORTER_WARP_SIZE, are 64 there. The same mapping when there are none."""
+    widened = {name: 64 for name in warp_names if constants.get(name) == 32}
     return {**constants, **widened} if widened else constants
 
 

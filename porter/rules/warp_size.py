@@ -17,12 +17,13 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures, define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
+from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.device import (
     IDENT,
     SHUFFLE_CALLS,
-    WARP_CONSTANT_NAME,
     VarClass,
     binary_parts,
+    call_arguments,
     enclosing,
     int_value,
     shuffle_operands,
@@ -120,8 +121,13 @@ WARP_CONSTANT = Rule(
     audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
-    summary="A warp-size constant defined as 32 (or its log, 5, or mask, 31)",
-    what="Finds `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`, enumerators and template defaults like them, and their log2 and lane-mask companions.",
+    summary="A constant used as the warp width defined as 32 (or its last lane 31, half 16, log2 5)",
+    what=(
+        "Finds the definition (`#define`, `const`/`constexpr`, enumerator, template default) of a constant that some file of "
+        "the project uses as a warp width: in lane or warp arithmetic, a shuffle's width or ladder, a loop over lanes. "
+        "Found by its uses, whatever its name (`static const int WS = 32;`); one that also counts bits "
+        "(`1u << (i % WS)`) keeps its definition, and each warp use gets its own fix instead."
+    ),
     why=WHY_WAVE64 + "\nEvery use of the constant inherits the assumption; fixing the definition fixes them all.",
     example="#define WARP_SIZE 32\nconstexpr int kLog2WarpSize = 5;",
     use_instead=f"`#define WARP_SIZE {portable.WARP_SIZE}` and `{portable.LOG2_WARP_SIZE}`: one source for nvcc and hipcc. On the host use `{portable.HOST_WARP_SIZE}`, which asks the device.",
@@ -234,21 +240,24 @@ _MAY_ASSUME_32 = re.compile(rb"threadIdx|__shfl|lane|(?i:warp)|&\s*(31|0x1[fF])\
 THREAD_COUNT_NAME = re.compile(
     r"(?i)(thread|block_?size|blockdim|block_?dim|nthreads|num_?threads|threads_?per_?block|block_?threads|\bbs\b|\bnt\b)"
 )
-_WARP_CONSTANT_VALUES = {32: portable.WARP_SIZE, 5: portable.LOG2_WARP_SIZE, 31: f"({portable.WARP_SIZE} - 1)"}
+# the values a warp-width constant takes by role (width, last lane or mask, half, log2), with the fix
+_WARP_CONSTANT_VALUES = {
+    32: portable.WARP_SIZE,
+    31: f"({portable.WARP_SIZE} - 1)",
+    16: f"({portable.WARP_SIZE} / 2)",
+    5: portable.LOG2_WARP_SIZE,
+}
 
 
 def _warp_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
     """The value of a literal or of a named constant's expression (`WS`, `32 / 2`, `(WS - 1)`).
 
-    A constant whose own definition is flagged as a warp size (WRP006: `WARP_SIZE`,
-    `kWarpSize`) gives None here: its definition carries the fix, its uses need none. `sizeof`
-    arithmetic (`sizeof(int) * 8`) counts bits, never lanes.
+    A named constant counts by its value wherever it is used; whether its definition or the use
+    carries the fix is settled across the project (WRP006). `sizeof` arithmetic
+    (`sizeof(int) * 8`) counts bits, never lanes.
     """
     value = ctx.value_of(node)
-    if value is None:
-        return None
-    text = ctx.source.text(node.start_byte, node.end_byte)
-    if "sizeof" in text or any(WARP_CONSTANT_NAME.search(name) for name in IDENT.findall(text)):
+    if value is None or "sizeof" in ctx.source.text(node.start_byte, node.end_byte):
         return None
     return value
 
@@ -258,25 +267,45 @@ def _literal_edit(ctx: FileContext, node: tree_sitter.Node, replacement: str) ->
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:
-    data = ctx.source.data
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
         return
     yield from _constexpr_warpsize(ctx)
     yield from _wavefront_from_build(ctx)
     if not ctx.wave64_targets:
         return  # wave32 RDNA targets only: 32 lanes is right
-    uses: list[Finding] = []
-    if _MAY_ASSUME_32.search(data):
-        uses += _arithmetic(ctx)
-        uses += _shuffles(ctx)
-        uses += _shared_arrays(ctx)
-        uses += _lane_loops(ctx)
-    yield from _with_host_fixes_applied(uses)
-    warp_names = _warp_width_names(ctx, uses)
+    uses = device_uses(ctx)
+    yield from uses
+    warp_names = {name for finding in uses for name in _cited(ctx, finding) if ctx.shared_constants.get(name) == 32}
     yield from _host_uses(ctx, warp_names)
     yield from _guards(ctx, warp_names)
-    yield from _constants(ctx)
+    _record_constant_roles(ctx, uses)
     yield from _tiles(ctx)
+
+
+def device_uses(ctx: FileContext) -> list[Finding]:
+    """The file's uses of a 32-lane width (WRP001-005, and the host warp counts they imply), worked
+    out once: WRP006 and the shared-memory rules both follow the constants these use."""
+    return ctx.once("warp-width uses", lambda: _with_host_fixes_applied(list(_all_uses(ctx))))
+
+
+def _all_uses(ctx: FileContext) -> Iterable[Finding]:
+    if not _MAY_ASSUME_32.search(ctx.source.data):
+        return
+    yield from _arithmetic(ctx)
+    yield from _shuffles(ctx)
+    yield from _shared_arrays(ctx)
+    yield from _lane_loops(ctx)
+
+
+def warp_constant_names(ctx: FileContext) -> set[str]:
+    """Constants of the file or its project that this file uses as the warp width (32) in device code."""
+    return {
+        name
+        for finding in device_uses(ctx)
+        if finding.rule != HOST_WARPS_PER_BLOCK.id
+        for name in _cited(ctx, finding)
+        if ctx.shared_constants.get(name) == 32
+    }
 
 
 def _with_host_fixes_applied(uses: list[Finding]) -> list[Finding]:
@@ -289,13 +318,10 @@ def _with_host_fixes_applied(uses: list[Finding]) -> list[Finding]:
     ]
 
 
-def _warp_width_names(ctx: FileContext, uses: list[Finding]) -> set[str]:
-    """Constants found by their uses to hold the warp width: the names inside flagged lane arithmetic."""
-    names = set()
-    for finding in uses:
-        text = ctx.source.text(finding.span.start_byte, finding.span.end_byte)
-        names |= {name for name in IDENT.findall(text) if ctx.shared_constants.get(name) == 32}
-    return names
+def _cited(ctx: FileContext, finding: Finding) -> list[str]:
+    """The named constants whose value makes the finding's 32 (or 31, 16, 5): `WS`, `(kLanes - 1)`."""
+    text = ctx.source.text(finding.span.start_byte, finding.span.end_byte)
+    return [name for name in IDENT.findall(text) if ctx.shared_constants.get(name) in _WARP_CONSTANT_VALUES]
 
 
 # -- WRP001 / WRP008: arithmetic ----------------------------------------------------------
@@ -335,7 +361,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 right.start_byte,
                 right.end_byte,
                 f"`{_short(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
-                edits=_literal_edit(ctx, right, portable.HOST_WARP_SIZE) if operator == "/" else (),
+                edits=_literal_edit(ctx, right, _host_warp_size(ctx, node)) if operator == "/" else (),
             )
 
 
@@ -436,7 +462,7 @@ def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:
     if target is None:
         return False
     name = ctx.source.text(target.start_byte, target.end_byte)
-    return bool(THREAD_COUNT_NAME.search(name) or WARP_CONSTANT_NAME.search(name) or re.search(r"(?i)warps", name))
+    return bool(THREAD_COUNT_NAME.search(name) or re.search(r"(?i)warps", name))
 
 
 def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
@@ -466,7 +492,7 @@ def _host_uses(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
         yield HOST_WARPS_PER_BLOCK.finding(
             ctx, node.start_byte, node.end_byte,
             f"`{_short(ctx, parent)}`: the host sizes with the 32 the kernel uses as its warp width",
-            edits=_literal_edit(ctx, node, portable.HOST_WARP_SIZE), fix=FixKind.AUTO,
+            edits=_literal_edit(ctx, node, _host_warp_size(ctx, node)), fix=FixKind.AUTO,
         )  # fmt: skip
 
 
@@ -478,7 +504,7 @@ def _guards(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
     if b"32" not in ctx.source.data:
         return
     for node, left, _, right in ctx.device.binaries(("==", "!=")):
-        if int_value(right, ctx.source) != 32 or not _is_warp_size(ctx, left, warp_names):
+        if int_value(right, ctx.source) != 32:
             continue
         if (
             not enclosing(
@@ -487,12 +513,17 @@ def _guards(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
             and enclosing(node, ("argument_list",)) is None
         ):
             continue
-        yield WARP_SIZE_GUARD.finding(
+        guard = WARP_SIZE_GUARD.finding(
             ctx,
             node.start_byte,
             node.end_byte,
             f"`{_short(ctx, node)}`: the code this guards was written for 32-lane warps",
         )
+        if _is_warp_size(ctx, left, warp_names):
+            yield guard
+        elif left.type == "identifier" and ctx.value_of(left) == 32:
+            # `static_assert(WS == 32)` on a constant: a guard if some file uses WS as the warp width
+            ctx.project.pending.append((_constant_key(ctx, ctx.source.text(left.start_byte, left.end_byte)), guard))
 
 
 def _is_warp_size(ctx: FileContext, node: tree_sitter.Node, warp_names: set[str]) -> bool:
@@ -501,7 +532,7 @@ def _is_warp_size(ctx: FileContext, node: tree_sitter.Node, warp_names: set[str]
         return True
     if node.type != "identifier":
         return False
-    if text in warp_names or WARP_CONSTANT_NAME.search(text):
+    if text in warp_names:
         return True
     # a variable filled from the device: `ws = prop.warpSize`, `cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, d)`
     if b"arpSize" not in ctx.source.data:
@@ -593,7 +624,7 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
             )  # fmt: skip
             continue
         loop_text = ctx.source.text(loop.start_byte, loop.end_byte)
-        uses_shuffle = any(name in loop_text for name in SHUFFLE_CALLS)
+        uses_shuffle = _SHUFFLE_LIKE.search(loop_text) is not None
         start_value = _warp_value(ctx, start)
         if start_value == 16 and uses_shuffle and _shuffle_uses(ctx, loop, counter):
             yield SHUFFLE_OFFSET.finding(
@@ -649,12 +680,24 @@ def _upper_bound(ctx: FileContext, condition: tree_sitter.Node, counter: str) ->
     return None
 
 
+# a shuffle, or a project's wrapper of one (`math::shfl_xor_sync(v, offset)`, `warp_shuffle_down`)
+_SHUFFLE_LIKE = re.compile(r"(?i)shfl|shuffle")
+
+
 def _shuffle_uses(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
-    for name, call in ctx.device.calls_inside(loop, SHUFFLE_CALLS):
-        lane, _ = shuffle_operands(name, call)
-        if lane is not None and re.search(
-            rf"\b{re.escape(counter)}\b", ctx.source.text(lane.start_byte, lane.end_byte)
-        ):
+    """Does a shuffle in the loop take the counter as its lane or offset?"""
+    mentions_counter = re.compile(rf"\b{re.escape(counter)}\b")
+    for name, call in ctx.device.calls_inside(loop):
+        if name in SHUFFLE_CALLS:
+            lane, _ = shuffle_operands(name, call)
+            operands = [lane] if lane is not None else []
+        elif _SHUFFLE_LIKE.search(name) and call.child_by_field_name("function").type != "field_expression":
+            # a wrapper's value comes first, its lane or offset after; a group's member
+            # (`tile.shfl_down(v, i)`) shuffles within the group's width, not the warp's
+            operands = call_arguments(call)[1:]
+        else:
+            continue
+        if any(mentions_counter.search(ctx.source.text(o.start_byte, o.end_byte)) for o in operands):
             return True
     return False
 
@@ -731,15 +774,77 @@ def _indexed_by_lane_or_warp(ctx: FileContext, declaration: tree_sitter.Node, na
 
 
 # -- WRP006: constants ---------------------------------------------------------------------
+#
+# A constant is a warp width by its uses, never by its name: `static const int WS = 32;` is one
+# when some file shifts lanes or strides warps by it (a claim), unless some use shows it counting
+# bits (a veto: `1u << (i % WS)`), where fixing the definition would change that other meaning
+# and each warp use keeps its own fix. The uses may lie in other files than the definition, so
+# porter.rules.project settles it across the scan.
 
 
-def _constants(ctx: FileContext) -> Iterable[Finding]:
+def _constant_key(ctx: FileContext, name: str) -> str:
+    """The constant a name means here: a source file's own definition is seen by that file alone;
+    a header's, or one the file does not define, by every file of the project."""
+    own = ctx.once("warp-width definitions", lambda: list(_definitions(ctx)))
+    if any(defined == name for defined, _ in own) and ctx.source.path.suffix.lower() not in HEADER_SUFFIXES:
+        return f"warp-width:{name}@{ctx.source.rel}"
+    return f"warp-width:{name}"
+
+
+def _record_constant_roles(ctx: FileContext, uses: list[Finding]) -> None:
+    from porter.rules import on_ported_platform
+
+    for finding in on_ported_platform(ctx, uses):  # a use in the project's NVIDIA-only code claims nothing
+        if finding.rule == HOST_WARPS_PER_BLOCK.id:
+            continue  # the host's fix differs from the definition's: it stays either way
+        if finding.rule == PER_WARP_SHARED.id and _whole_extent(ctx, finding):
+            continue  # `[MAX_WARPS]` indexed by lane: 32 slots, maybe warps per block; the use's own fix is safe
+        for name in _cited(ctx, finding):
+            ctx.project.claims.add(_constant_key(ctx, name))
+            ctx.project.withdrawals.append(
+                (_constant_key(ctx, name), finding.rule, finding.span.start_byte, finding.span.end_byte)
+            )
+    ctx.project.vetoes |= {_constant_key(ctx, name) for name in _bit_counting_constants(ctx)}
+    ctx.project.pending += [
+        (_constant_key(ctx, name), finding)
+        for name, finding in ctx.once("warp-width definitions", lambda: list(_definitions(ctx)))
+    ]
+
+
+def _whole_extent(ctx: FileContext, finding: Finding) -> bool:
+    """Is the finding's span a whole array extent (`[WS]`), not a divisor inside one (`[T / WS]`)?"""
+    data = ctx.source.data
+    return data[: finding.span.start_byte].rstrip().endswith(b"[") and data[
+        finding.span.end_byte :
+    ].lstrip().startswith(b"]")
+
+
+def _bit_counting_constants(ctx: FileContext) -> set[str]:
+    """Constants used to count bits: the divisor or mask of a shift amount (`1u << (i % BITS)`),
+    or beside `sizeof`."""
+    names = set()
+    for node, _, _, right in ctx.device.binaries(("%", "&", "/", ">>")):
+        name = ctx.source.text(right.start_byte, right.end_byte)
+        if ctx.shared_constants.get(name) not in _WARP_CONSTANT_VALUES:
+            continue
+        statement = enclosing(node, ("expression_statement", "declaration", "return_statement", "if_statement"))
+        if statement is None:
+            continue
+        text = re.sub(r"\s+", "", ctx.source.text(statement.start_byte, statement.end_byte))
+        operation = re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
+        if "sizeof" in text or "CHAR_BIT" in text or re.search(r"1[uUlL]*<<\(*" + re.escape(operation), text):
+            names.add(name)
+    return names
+
+
+def _definitions(ctx: FileContext) -> Iterable[tuple[str, Finding]]:
+    """Every constant the file defines as 32, 31, 16 or 5: WRP006 should its uses settle it a warp width."""
     root = ctx.parsed.root
     for define in define_names(root):
         value_node = define.parent.child_by_field_name("value")
-        if value_node is None:
-            continue
-        yield from _constant_finding(ctx, ctx.source.text(define.start_byte, define.end_byte), value_node, raw=True)
+        if value_node is not None:
+            name = ctx.source.text(define.start_byte, define.end_byte)
+            yield from _constant_finding(ctx, name, value_node, raw=True)
     for declarator in captures("(init_declarator) @i", root).get("i", []):
         declaration = declarator.parent
         if declaration is None or not re.search(
@@ -748,9 +853,8 @@ def _constants(ctx: FileContext) -> Iterable[Finding]:
             continue
         name_node = declarator.child_by_field_name("declarator")
         if name_node is not None and name_node.type == "identifier":
-            yield from _constant_finding(
-                ctx, ctx.source.text(name_node.start_byte, name_node.end_byte), declarator.child_by_field_name("value")
-            )
+            name = ctx.source.text(name_node.start_byte, name_node.end_byte)
+            yield from _constant_finding(ctx, name, declarator.child_by_field_name("value"))
     for enumerator in captures("(enumerator) @e", root).get("e", []):
         name_node = enumerator.child_by_field_name("name")
         yield from _constant_finding(
@@ -759,17 +863,14 @@ def _constants(ctx: FileContext) -> Iterable[Finding]:
     for parameter in captures("(optional_parameter_declaration) @p", root).get("p", []):
         name_node = parameter.child_by_field_name("declarator")
         if name_node is not None:
-            yield from _constant_finding(
-                ctx,
-                ctx.source.text(name_node.start_byte, name_node.end_byte),
-                parameter.child_by_field_name("default_value"),
-            )
+            name = ctx.source.text(name_node.start_byte, name_node.end_byte)
+            yield from _constant_finding(ctx, name, parameter.child_by_field_name("default_value"))
 
 
 def _constant_finding(
     ctx: FileContext, name: str, value: tree_sitter.Node | None, raw: bool = False
-) -> Iterable[Finding]:
-    if value is None or not WARP_CONSTANT_NAME.search(name):
+) -> Iterable[tuple[str, Finding]]:
+    if value is None:
         return
     if raw:
         text = ctx.source.text(value.start_byte, value.end_byte)
@@ -783,29 +884,26 @@ def _constant_finding(
     else:
         number = int_value(value, ctx.source)
         start, end = value.start_byte, value.end_byte
-    expected = {32: ("warp size",), 5: ("log2",), 31: ("lane mask",)}
-    if number not in expected:
+    if number not in _WARP_CONSTANT_VALUES:
         return
-    if number == 5 and not re.search(r"(?i)(log|shift|bits)", name):
-        return
-    if number == 31 and not re.search(r"(?i)mask", name):
-        return
-    replacement = _WARP_CONSTANT_VALUES[number]
-    yield WARP_CONSTANT.finding(
-        ctx, start, end, f"`{name}` fixes the warp at 32 lanes; CDNA wavefronts have 64",
-        edits=(Edit(start, end, replacement.encode()),),
+    yield name, WARP_CONSTANT.finding(
+        ctx, start, end, f"`{name}` = {number} is used as {_ROLE[number]} of a 32-lane warp; CDNA wavefronts have 64 lanes",
+        edits=(Edit(start, end, _WARP_CONSTANT_VALUES[number].encode()),),
     )  # fmt: skip
 
 
-def _derived_constant_finding(ctx: FileContext, name: str, value: tree_sitter.Node) -> Iterable[Finding]:
+_ROLE = {32: "the width", 31: "the last lane", 16: "half the width", 5: "the log2 of the width"}
+
+
+def _derived_constant_finding(ctx: FileContext, name: str, value: tree_sitter.Node) -> Iterable[tuple[str, Finding]]:
     """`#define WARP_THREADS CUB_WARP_THREADS(0)`: a warp-size macro defined from a library's 32."""
     text = ctx.source.text(value.start_byte, value.end_byte)
     body = re.sub(r"\s*(//.*|/\*.*)$", "", text)
     if not re.search(r"[A-Za-z_]", body) or ctx.value_of(value) != 32:
         return
     end = value.start_byte + encoded_length(body)
-    yield WARP_CONSTANT.finding(
-        ctx, value.start_byte, end, f"`{name}` is {body.strip()}, 32 lanes; CDNA wavefronts have 64",
+    yield name, WARP_CONSTANT.finding(
+        ctx, value.start_byte, end, f"`{name}` is {body.strip()}, used as the width of a 32-lane warp; CDNA wavefronts have 64 lanes",
         edits=(Edit(value.start_byte, end, portable.WARP_SIZE.encode()),),
     )  # fmt: skip
 
@@ -866,6 +964,25 @@ def _in_constant_context(ctx: FileContext, node: tree_sitter.Node) -> bool:
             return b"constexpr" in prefix
         parent = parent.parent
     return False
+
+
+def _in_constant_expression(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """A template argument, array bound, static_assert, case label, or a constexpr or static const
+    initialiser (members too): where `porter_warp_size()`, a run-time call, cannot stand."""
+    if _in_constant_context(ctx, node):
+        return True
+    owner = enclosing(node, ("init_declarator", "field_declaration"))
+    if owner is None:
+        return False
+    declaration = owner.parent if owner.type == "init_declarator" else owner
+    prefix = ctx.source.data[declaration.start_byte : node.start_byte]
+    return b"constexpr" in prefix or (b"static" in prefix and b"const" in prefix)
+
+
+def _host_warp_size(ctx: FileContext, node: tree_sitter.Node) -> str:
+    """The host's warp width: asked of the device, or the compat header's compile-time value where
+    a constant expression needs one."""
+    return portable.WARP_SIZE if _in_constant_expression(ctx, node) else portable.HOST_WARP_SIZE
 
 
 def _is_array_size(array: tree_sitter.Node, node: tree_sitter.Node) -> bool:

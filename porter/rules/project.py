@@ -1,0 +1,68 @@
+"""Findings that depend on the whole project, not on one file.
+
+A constant defined in one header and used as a warp width in another file is a warp-size
+constant, and its definition is where the fix belongs; no single file can tell. Rules say so
+in three kinds of fact, which each file's analysis records (and the scan cache keeps):
+
+- a *claim* on a key (`warp-width:WS`): this file uses the constant in that role;
+- a *veto* on a key: this file uses it in another role (32 bits per int), so the definition
+  must stay and the uses carry their own fixes;
+- a *pending* finding: reported only if its key is claimed somewhere and vetoed nowhere;
+- a *withdrawal*: a finding of this file that gives way to a pending finding of that key
+  (the use's fix, once the definition carries it).
+
+`settle` applies them across the files of one scan; a lone file settles on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from porter.findings import Finding
+
+
+@dataclass
+class ProjectFacts:
+    claims: set[str] = field(default_factory=set)
+    vetoes: set[str] = field(default_factory=set)
+    pending: list[tuple[str, Finding]] = field(default_factory=list)
+    withdrawals: list[tuple[str, str, int, int]] = field(default_factory=list)  # key, rule, start, end
+
+    def __bool__(self) -> bool:
+        return bool(self.claims or self.vetoes or self.pending or self.withdrawals)
+
+    def to_json(self) -> dict:
+        return {
+            "claims": sorted(self.claims),
+            "vetoes": sorted(self.vetoes),
+            "pending": [[key, finding.to_json()] for key, finding in self.pending],
+            "withdrawals": [list(w) for w in self.withdrawals],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> ProjectFacts:
+        if not data:
+            return cls()
+        return cls(
+            claims=set(data["claims"]),
+            vetoes=set(data["vetoes"]),
+            pending=[(key, Finding.from_json(f)) for key, f in data["pending"]],
+            withdrawals=[tuple(w) for w in data["withdrawals"]],
+        )
+
+
+def settled_keys(facts: list[ProjectFacts]) -> set[str]:
+    """Keys claimed somewhere, vetoed nowhere, and with a pending finding somewhere (a definition
+    in the project to carry the fix)."""
+    claimed = set().union(*(f.claims for f in facts)) if facts else set()
+    vetoed = set().union(*(f.vetoes for f in facts)) if facts else set()
+    defined = {key for f in facts for key, _ in f.pending}
+    return (claimed - vetoed) & defined
+
+
+def settle(findings: list[Finding], facts: ProjectFacts, keys: set[str]) -> list[Finding]:
+    """One file's findings once the project's settled `keys` are known."""
+    gone = {(rule, start, end) for key, rule, start, end in facts.withdrawals if key in keys}
+    kept = [f for f in findings if (f.rule, f.span.start_byte, f.span.end_byte) not in gone] if gone else findings
+    added = [finding for key, finding in facts.pending if key in keys]
+    return sorted(kept + added, key=Finding.sort_key) if added else kept

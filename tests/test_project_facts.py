@@ -1,0 +1,62 @@
+"""Warp-width constants are settled across the files of a scan (porter.rules.project): a constant
+is one by its uses in any file, its definition carries the fix, and a second role keeps it."""
+
+from __future__ import annotations
+
+from porter.config import Config
+from porter.scan import Deep, scan
+
+HEADER = "#pragma once\nstatic const int WS = 32;  // defined here, used elsewhere\n"
+KERNEL = """#include "common.h"
+__global__ void k(float* x) {
+  int lane = threadIdx.x % WS;
+  for (int c = lane; c < 1000; c += WS) x[c] = __shfl_down_sync(0xffffffffu, x[c], 1);
+}
+"""
+BITS = """#include "common.h"
+__global__ void bits(unsigned* words, int i) { atomicOr(words + i / WS, 1u << (i % WS)); }
+"""
+
+
+def _rules_by_file(root, use_cache=False) -> dict[str, list[tuple[int, str]]]:
+    result = scan([root], Config(), deep=Deep.NEVER, use_cache=use_cache)
+    found: dict[str, list[tuple[int, str]]] = {}
+    for finding in result.findings:
+        if finding.category == "warp-size":
+            found.setdefault(finding.file, []).append((finding.span.line, finding.rule))
+    return found
+
+
+def test_a_header_constant_used_as_the_warp_width_elsewhere_is_fixed_at_its_definition(tmp_path):
+    (tmp_path / "common.h").write_text(HEADER)
+    (tmp_path / "kernel.cu").write_text(KERNEL)
+    found = _rules_by_file(tmp_path)
+    assert found == {"common.h": [(2, "WRP006")]}  # the uses in kernel.cu need no fix of their own
+
+
+def test_a_constant_that_also_counts_bits_keeps_its_definition_and_each_warp_use_is_fixed(tmp_path):
+    (tmp_path / "common.h").write_text(HEADER)
+    (tmp_path / "kernel.cu").write_text(KERNEL)
+    (tmp_path / "bits.cu").write_text(BITS)
+    found = _rules_by_file(tmp_path)
+    assert "common.h" not in found
+    assert sorted(found["kernel.cu"]) == [(3, "WRP001"), (4, "WRP005")]
+    assert "bits.cu" not in found
+
+
+def test_a_source_files_own_constant_is_settled_by_that_file_alone(tmp_path):
+    (tmp_path / "unused.cu").write_text("#define WS 32  // unused here\n__global__ void k(float* x) { x[0] = 1; }\n")
+    (tmp_path / "used.cu").write_text("#define WS 32\n" + KERNEL.split("\n", 1)[1])
+    found = _rules_by_file(tmp_path)
+    assert found == {"used.cu": [(1, "WRP006")]}
+
+
+def test_the_settlement_holds_through_the_scan_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "common.h").write_text(HEADER)
+    (tree / "kernel.cu").write_text(KERNEL)
+    cold = _rules_by_file(tree, use_cache=True)
+    warm = _rules_by_file(tree, use_cache=True)
+    assert cold == warm == {"common.h": [(2, "WRP006")]}
