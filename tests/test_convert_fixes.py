@@ -35,6 +35,19 @@ __global__ void uniform(const int* in, int* out) {
   out[threadIdx.x] = same + (mask != 0);
 }
 """,
+    "round_up_to_warps": """
+__global__ void rows(float* x) {
+  int lane = threadIdx.x % 32;
+  x[lane] = __shfl_down_sync(0xffffffff, x[lane], 1);
+}
+void launch(float* x, int cols) {
+  int threads = ((cols + 31) / 32) * 32;
+  dim3 block(cols);
+  block.x = 32 * ((block.x + 31) / 32);
+  rows<<<1, threads>>>(x);
+  rows<<<1, block>>>(x);
+}
+""",
 }
 
 
@@ -63,3 +76,12 @@ def test_a_copied_mask_is_widened_and_ffs_takes_64_bits(tmp_path):
     text = port.read_text()
     assert "porter_lane_mask_t copy = active;" in text
     assert "__ffsll((porter_lane_mask_t)(copy))" in text
+
+
+def test_a_round_up_to_whole_warps_is_rewritten_whole(tmp_path):
+    """`(n + 31) / 32 * 32` with only the divisor changed would round down, to fewer threads than n."""
+    _, port = _convert("round_up_to_warps", CASES["round_up_to_warps"], tmp_path)
+    text = port.read_text()
+    width = "porter_warp_size()"
+    assert f"int threads = ((cols + ({width} - 1)) / {width}) * {width};" in text
+    assert f"block.x = {width} * ((block.x + ({width} - 1)) / {width});" in text

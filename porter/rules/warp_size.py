@@ -361,8 +361,40 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 right.start_byte,
                 right.end_byte,
                 f"`{_short(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
-                edits=_literal_edit(ctx, right, _host_warp_size(ctx, node)) if operator == "/" else (),
+                edits=_rounding_edits(ctx, node, left, right, _host_warp_size(ctx, node)) if operator == "/" else (),
             )
+
+
+def _rounding_edits(
+    ctx: FileContext, division: tree_sitter.Node, dividend: tree_sitter.Node, divisor: tree_sitter.Node, width: str
+) -> tuple[Edit, ...]:
+    """The divisor's edit, with the rest of a round-up written around it: `(n + 31) / 32 * 32`
+    becomes `(n + (W - 1)) / W * W`. Changing the divisor alone would round down to fewer threads."""
+    edits = [Edit(divisor.start_byte, divisor.end_byte, width.encode())]
+    addend = _operand(ctx, _unparenthesized(dividend), "+", 31)
+    if addend is not None:
+        edits.append(Edit(addend.start_byte, addend.end_byte, f"({width} - 1)".encode()))
+    outer = division.parent
+    while outer is not None and outer.type == "parenthesized_expression":
+        outer = outer.parent
+    factor = _operand(ctx, outer, "*", 32) if outer is not None else None
+    if factor is not None:
+        edits.append(Edit(factor.start_byte, factor.end_byte, width.encode()))
+    return tuple(sorted(edits))
+
+
+def _unparenthesized(node: tree_sitter.Node) -> tree_sitter.Node:
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
+def _operand(ctx: FileContext, node: tree_sitter.Node, operator: str, value: int) -> tree_sitter.Node | None:
+    """The literal `value` on either side of `node` when it is a binary `operator` expression."""
+    parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
+    if parts is None or parts[1] != operator:
+        return None
+    return next((side for side in (parts[2], parts[0]) if int_value(side, ctx.source) == value), None)
 
 
 # the operators of ARITHMETIC and of _is_last_lane_test
@@ -434,7 +466,13 @@ def _is_bitset_math(ctx: FileContext, node: tree_sitter.Node) -> bool:
     if statement is None:
         return False
     text = re.sub(r"\s+", "", ctx.source.text(statement.start_byte, statement.end_byte))
+    text = IDENT.sub(lambda m: _bit_number(ctx, m.group()), text)  # `i % WORD` reads as `i % 32`
     return bool(re.search(r"1[uUlL]*<<\(?\w+(&31|%32)", text)) or bool(re.search(r"\[\w+(>>5|/32)\]", text))
+
+
+def _bit_number(ctx: FileContext, name: str) -> str:
+    value = ctx.shared_constants.get(name)
+    return str(value) if value in (5, 31, 32) else name
 
 
 def _replacement(ctx: FileContext, literal: tree_sitter.Node, operator: str, value: int) -> str:
@@ -466,8 +504,35 @@ def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:
 
 
 def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """A count of threads: named as one, or a value a launch in the file takes its block size from."""
     text = ctx.source.text(node.start_byte, node.end_byte)
-    return bool(THREAD_COUNT_NAME.search(text)) and "sizeof" not in text
+    if "sizeof" in text:
+        return False
+    return bool(THREAD_COUNT_NAME.search(text)) or not _launch_block_names(ctx).isdisjoint(IDENT.findall(text))
+
+
+# `dim3 block(threads, 1)`, `dim3 block = dim3(threads)`, `dim3 block{threads}`
+_DIM3_DECLARATION = re.compile(rb"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
+
+
+def _launch_block_names(ctx: FileContext) -> frozenset[str]:
+    """The names the file's `<<<grid, block>>>` launches take their block size from, through a
+    `dim3` variable too: a value stored there counts threads, whatever it is called."""
+    return ctx.once("launch block names", lambda: _find_launch_block_names(ctx))
+
+
+def _find_launch_block_names(ctx: FileContext) -> frozenset[str]:
+    if b"<<<" not in ctx.source.data:
+        return frozenset()
+    names: set[str] = set()
+    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
+        arguments = [a for a in launch.named_children if a.type != "comment"]
+        if len(arguments) >= 2:
+            names |= set(IDENT.findall(ctx.source.text(arguments[1].start_byte, arguments[1].end_byte)))
+    for match in _DIM3_DECLARATION.finditer(ctx.source.data):
+        if match.group(1).decode() in names:
+            names |= set(IDENT.findall(match.group(2).decode("utf-8", "replace")))
+    return frozenset(names - {"dim3"})
 
 
 # -- WRP008 / WRP010: host uses of a warp width, guards ---------------------------------------
