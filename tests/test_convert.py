@@ -140,7 +140,9 @@ def test_portable_mode_keeps_cuda_and_adds_the_compat_header(converted):
     header = (portable / "porter_compat.h").read_text()
     assert "#define cudaMalloc hipMalloc" in header and "#define PORTER_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE" in header
     warp = (portable / "warp_size" / "block_reduce.cu").read_text()
-    assert "#define WARP_SIZE PORTER_WARP_SIZE" in warp and "tid & (PORTER_WARP_SIZE - 1)" in warp
+    assert "#define WARP_SIZE 32  // never used" in warp and "tid & (PORTER_WARP_SIZE - 1)" in warp
+    used = (portable / "build" / "planted_lds.cu").read_text()
+    assert "#define WARP_SIZE PORTER_WARP_SIZE" in used and "threadIdx.x % WARP_SIZE;" in used
     cmake = (portable / "build" / "CMakeLists.txt").read_text()
     assert 'include("${CMAKE_CURRENT_LIST_DIR}/../porter_gpu.cmake")' in cmake and "if(NOT PORTER_USE_HIP)" in cmake
     assert "find_package(hipblas REQUIRED)" in (portable / "porter_gpu.cmake").read_text()
