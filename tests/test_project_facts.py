@@ -60,3 +60,33 @@ def test_the_settlement_holds_through_the_scan_cache(tmp_path, monkeypatch):
     cold = _rules_by_file(tree, use_cache=True)
     warm = _rules_by_file(tree, use_cache=True)
     assert cold == warm == {"common.h": [(2, "WRP006")]}
+
+
+CG = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+
+
+def test_a_tile_as_wide_as_a_qualified_constant_makes_it_a_warp_width(tmp_path):
+    (tmp_path / "sort.cu").write_text(
+        CG
+        + "namespace ns {\nconstexpr int ws = 32;\n}\n"
+        + "__global__ void k(int* x) {\n"
+        + "  auto warp = cg::tiled_partition<ns::ws>(cg::this_thread_block());\n"
+        + "  x[threadIdx.x] = warp.thread_rank();\n}\n"
+    )
+    assert _rules_by_file(tmp_path) == {"sort.cu": [(4, "WRP006")]}
+
+
+def test_the_edge_of_a_square_tile_keeps_its_definition(tmp_path):
+    """`[TILE][TILE + 1]` and `dim3 block(TILE, TILE)`: doubling the edge would quadruple the block."""
+    (tmp_path / "transpose.cu").write_text(
+        CG
+        + "#define TILE 32\n"
+        + "__global__ void k(float* x) {\n"
+        + "  __shared__ float t[TILE][TILE + 1];\n"
+        + "  auto g = cg::tiled_partition<TILE>(cg::this_thread_block());\n"
+        + "  t[threadIdx.y][threadIdx.x] = g.thread_rank();\n"
+        + "  x[threadIdx.x] = t[threadIdx.x][threadIdx.y];\n}\n"
+        + "void launch(float* x) { dim3 block(TILE, TILE); k<<<1, block>>>(x); }\n"
+    )
+    found = _rules_by_file(tmp_path)["transpose.cu"]
+    assert (3, "WRP006") not in found and (6, "WRP007") in found

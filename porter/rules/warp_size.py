@@ -278,8 +278,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     warp_names = {name for finding in uses for name in _cited(ctx, finding) if ctx.shared_constants.get(name) == 32}
     yield from _host_uses(ctx, warp_names)
     yield from _guards(ctx, warp_names)
-    _record_constant_roles(ctx, uses)
-    yield from _tiles(ctx)
+    tiles = list(_tiles(ctx))  # a tile as wide as a constant makes the constant a warp width too
+    yield from tiles
+    _record_constant_roles(ctx, uses + tiles)
 
 
 def device_uses(ctx: FileContext) -> list[Finding]:
@@ -869,7 +870,8 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding]) -> None:
             ctx.project.withdrawals.append(
                 (_constant_key(ctx, name), finding.rule, finding.span.start_byte, finding.span.end_byte)
             )
-    ctx.project.vetoes |= {_constant_key(ctx, name) for name in _bit_counting_constants(ctx)}
+    other_roles = _bit_counting_constants(ctx) | _square_tile_constants(ctx)
+    ctx.project.vetoes |= {_constant_key(ctx, name) for name in other_roles}
     ctx.project.pending += [
         (_constant_key(ctx, name), finding)
         for name, finding in ctx.once("warp-width definitions", lambda: list(_definitions(ctx)))
@@ -882,6 +884,19 @@ def _whole_extent(ctx: FileContext, finding: Finding) -> bool:
     return data[: finding.span.start_byte].rstrip().endswith(b"[") and data[
         finding.span.end_byte :
     ].lstrip().startswith(b"]")
+
+
+# `[TILE][TILE + 1]`, `dim3 block(TILE, TILE)`: a constant that is both edges of a square
+_SQUARE = re.compile(rb"\[\s*(\w+)\s*\]\s*\[\s*\1\s*(?:\+\s*\d+\s*)?\]|\bdim3\s+\w+\s*[({]\s*(\w+)\s*,\s*\2\s*[,)}]")
+
+
+def _square_tile_constants(ctx: FileContext) -> set[str]:
+    """Constants that are both edges of a 2-D tile or block: a 32×32 tile keeps its edges when the
+    warp is 64 wide (doubling them would quadruple the block), so the definition stays."""
+    if b"][" not in ctx.source.data and b"dim3" not in ctx.source.data:
+        return set()
+    names = {(m.group(1) or m.group(2)).decode() for m in _SQUARE.finditer(ctx.source.data)}
+    return {name for name in names if ctx.shared_constants.get(name) in _WARP_CONSTANT_VALUES}
 
 
 def _bit_counting_constants(ctx: FileContext) -> set[str]:
@@ -987,15 +1002,22 @@ def _tiles(ctx: FileContext) -> Iterable[Finding]:
         if not re.search(r"(tiled_partition|thread_block_tile)\s*$", owner_text):
             continue
         for argument in arguments.named_children:
-            if int_value(argument, ctx.source) == 32 or (
-                argument.type == "type_descriptor" and ctx.source.text(argument.start_byte, argument.end_byte) == "32"
-            ):
+            if _tile_width(ctx, argument) == 32:
                 yield TILE_32.finding(
                     ctx,
                     argument.start_byte,
                     argument.end_byte,
-                    f"`{owner_text.strip()}<32>` is half a 64-lane wavefront",
+                    f"`{owner_text.strip()}<{ctx.source.text(argument.start_byte, argument.end_byte)}>` is half a 64-lane wavefront",
                 )
+
+
+def _tile_width(ctx: FileContext, argument: tree_sitter.Node) -> int | None:
+    """A tile's width: a literal, or a constant however qualified (`td_sort::warp_size`)."""
+    text = ctx.source.text(argument.start_byte, argument.end_byte).strip()
+    if text.isdigit():
+        return int(text)
+    name = re.fullmatch(r"(?:\w+\s*::\s*)*(\w+)", text)
+    return ctx.shared_constants.get(name.group(1)) if name else None
 
 
 # -- WRP009: warpSize as a constant ----------------------------------------------------------
