@@ -48,6 +48,24 @@ void launch(float* x, int cols) {
   rows<<<1, block>>>(x);
 }
 """,
+    "host_constant_expressions": """
+#define WS 32
+__global__ void k(float* x) {
+  int lane = threadIdx.x % WS;
+  x[lane] = __shfl_down_sync(0xffffffff, x[lane], 1);
+}
+enum { WARPS = 4, THREADS = WARPS * WS };
+struct Plan {
+  static constexpr int kThreads = WARPS * WS;
+  int lane = threadIdx.x % WS;  // a member initialiser read on the device
+};
+void launch(float* x, int n) {
+  int threads = WARPS * WS;
+  k<<<n, THREADS>>>(x);
+  k<<<n, Plan::kThreads>>>(x);
+  k<<<n, threads>>>(x);
+}
+""",
 }
 
 
@@ -85,3 +103,14 @@ def test_a_round_up_to_whole_warps_is_rewritten_whole(tmp_path):
     width = "porter_warp_size()"
     assert f"int threads = ((cols + ({width} - 1)) / {width}) * {width};" in text
     assert f"block.x = {width} * ((block.x + ({width} - 1)) / {width});" in text
+
+
+def test_host_sizes_in_constant_expressions_take_the_compile_time_width(tmp_path):
+    """An enumerator or a static constexpr cannot call `porter_warp_size()`; a run-time size asks the device."""
+    _, port = _convert("host_constant_expressions", CASES["host_constant_expressions"], tmp_path)
+    text = port.read_text()
+    assert "#define WS PORTER_WARP_SIZE" in text
+    assert "THREADS = WARPS * PORTER_WARP_SIZE" in text
+    assert "static constexpr int kThreads = WARPS * PORTER_WARP_SIZE;" in text
+    assert "int threads = WARPS * porter_warp_size();" in text
+    assert "int lane = threadIdx.x % WS;  // a member" in text

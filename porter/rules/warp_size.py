@@ -347,7 +347,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
             continue
         if (operator, value) not in ARITHMETIC:
             continue
-        on_device = facts.is_device_code(node)
+        on_device = facts.is_device_code(node) or _reads_thread_builtins(ctx, left)
         if on_device and _is_lane_arithmetic(ctx, node, left, operator):
             yield LANE_ARITHMETIC.finding(
                 ctx,
@@ -396,6 +396,14 @@ def _operand(ctx: FileContext, node: tree_sitter.Node, operator: str, value: int
     if parts is None or parts[1] != operator:
         return None
     return next((side for side in (parts[2], parts[0]) if int_value(side, ctx.source) == value), None)
+
+
+_THREAD_BUILTIN = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\b")
+
+
+def _reads_thread_builtins(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """Only device code reads `threadIdx` and its kin, wherever it stands (a member's initialiser)."""
+    return _THREAD_BUILTIN.search(ctx.source.text(node.start_byte, node.end_byte)) is not None
 
 
 # the operators of ARITHMETIC and of _is_last_lane_test
@@ -555,6 +563,8 @@ def _host_uses(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
         parts = binary_parts(parent, ctx.source)
         if parts is None or parts[1] not in ("*", "/") or enclosing(node, ("static_assert_declaration",)):
             continue
+        if _reads_thread_builtins(ctx, parent):
+            continue  # `threadIdx.x / WS` in a member initialiser: device code outside a device function
         yield HOST_WARPS_PER_BLOCK.finding(
             ctx, node.start_byte, node.end_byte,
             f"`{_short(ctx, parent)}`: the host sizes with the 32 the kernel uses as its warp width",
@@ -1022,7 +1032,13 @@ def _tile_width(ctx: FileContext, argument: tree_sitter.Node) -> int | None:
 
 # -- WRP009: warpSize as a constant ----------------------------------------------------------
 
-_CONSTANT_CONTEXTS = ("template_argument_list", "array_declarator", "static_assert_declaration", "case_statement")
+_CONSTANT_CONTEXTS = (
+    "template_argument_list",
+    "array_declarator",
+    "static_assert_declaration",
+    "case_statement",
+    "enumerator",
+)
 
 
 def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
