@@ -555,21 +555,19 @@ def _host_uses(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
     """
     if not warp_names:
         return
-    pattern = "|".join(sorted(warp_names))
-    for node in captures(f'((identifier) @n (#match? @n "^({pattern})$"))', ctx.parsed.root).get("n", []):
-        parent = node.parent
-        if parent is None or parent.type != "binary_expression" or ctx.device.is_device_code(node):
-            continue
-        parts = binary_parts(parent, ctx.source)
-        if parts is None or parts[1] not in ("*", "/") or enclosing(node, ("static_assert_declaration",)):
-            continue
-        if _reads_thread_builtins(ctx, parent):
-            continue  # `threadIdx.x / WS` in a member initialiser: device code outside a device function
-        yield HOST_WARPS_PER_BLOCK.finding(
-            ctx, node.start_byte, node.end_byte,
-            f"`{_short(ctx, parent)}`: the host sizes with the 32 the kernel uses as its warp width",
-            edits=_literal_edit(ctx, node, _host_warp_size(ctx, node)), fix=FixKind.AUTO,
-        )  # fmt: skip
+    for parent, left, _, right in ctx.device.binaries(("*", "/")):
+        for node in (left, right):
+            if node.type != "identifier" or ctx.source.text(node.start_byte, node.end_byte) not in warp_names:
+                continue
+            if ctx.device.is_device_code(node) or enclosing(node, ("static_assert_declaration",)):
+                continue
+            if _reads_thread_builtins(ctx, parent):
+                continue  # `threadIdx.x / WS` in a member initialiser: device code outside a device function
+            yield HOST_WARPS_PER_BLOCK.finding(
+                ctx, node.start_byte, node.end_byte,
+                f"`{_short(ctx, parent)}`: the host sizes with the 32 the kernel uses as its warp width",
+                edits=_literal_edit(ctx, node, _host_warp_size(ctx, node)), fix=FixKind.AUTO,
+            )  # fmt: skip
 
 
 _WARP_SIZE_SOURCE = re.compile(r"(?:\.|->)\s*warpSize\b|\bwarpSize\b|DevAttrWarpSize|DeviceAttributeWarpSize")
@@ -896,16 +894,18 @@ def _whole_extent(ctx: FileContext, finding: Finding) -> bool:
     ].lstrip().startswith(b"]")
 
 
-# `[TILE][TILE + 1]`, `dim3 block(TILE, TILE)`: a constant that is both edges of a square
-_SQUARE = re.compile(rb"\[\s*(\w+)\s*\]\s*\[\s*\1\s*(?:\+\s*\d+\s*)?\]|\bdim3\s+\w+\s*[({]\s*(\w+)\s*,\s*\2\s*[,)}]")
+# `[TILE][TILE + 1]`, `dim3 block(TILE, TILE)`: a constant that is both edges of a square (each
+# pattern led by a literal, which the regex engine finds fast)
+_SQUARE_ARRAY = re.compile(rb"\[[ \t]*(\w+)[ \t]*\][ \t]*\[[ \t]*\1[ \t]*(?:\+[ \t]*\d+[ \t]*)?\]")
+_SQUARE_BLOCK = re.compile(rb"dim3[ \t]+\w+[ \t]*[({][ \t]*(\w+)[ \t]*,[ \t]*\1[ \t]*[,)}]")
 
 
 def _square_tile_constants(ctx: FileContext) -> set[str]:
     """Constants that are both edges of a 2-D tile or block: a 32×32 tile keeps its edges when the
     warp is 64 wide (doubling them would quadruple the block), so the definition stays."""
-    if b"][" not in ctx.source.data and b"dim3" not in ctx.source.data:
-        return set()
-    names = {(m.group(1) or m.group(2)).decode() for m in _SQUARE.finditer(ctx.source.data)}
+    names = {
+        m.group(1).decode() for pattern in (_SQUARE_ARRAY, _SQUARE_BLOCK) for m in pattern.finditer(ctx.source.data)
+    }
     return {name for name in names if ctx.shared_constants.get(name) in _WARP_CONSTANT_VALUES}
 
 
