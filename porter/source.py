@@ -70,7 +70,7 @@ WIDE_ENCODINGS = (
 # before a match continues is not a match of its own
 IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 SNIPPET_BYTES = 4096  # a finding's snippet is one line, cut: a 10 MB line must not be decoded per finding
-_NON_ASCII = re.compile(rb"[\x80-\xff]")
+_NON_ASCII = re.compile(rb"[\x80-\xff][^\n]*")  # one match per line: the rest of the line goes with it
 
 
 class UndecodableSource(ValueError):

@@ -24,8 +24,8 @@ TRICKY = (
 WORD_LED = (
     *(p.regex for p in async_copy.PATTERNS),
     arch_guard._VERSION,
-    numeric_format._FP8_TYPE,
-    numeric_format._INTRINSIC_CALL,
+    *numeric_format._FP8_TYPE,
+    *numeric_format._INTRINSIC_CALLS,
     library._CUDNN_NAME,
 )
 
@@ -38,6 +38,28 @@ def _inputs() -> list[bytes]:
 def test_word_led_patterns_find_what_the_regex_finds(regex):
     for data in _inputs():
         assert [m.span() for m in finditer(regex, data)] == [m.span() for m in regex.finditer(data)]
+
+
+# The single alternations numeric_format split by leading literal, as they were
+SPLIT = {
+    "_FP8_TYPE": rb"(?<![\w$])(__nv_cvt_\w*fp8\w*|__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2|Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?|kFloat8_e4m3fn|kFloat8_e5m2)\b",
+    "_INTRINSIC_CALLS": rb"(?<![\w$])(__[a-z0-9_]+|h2?[a-z]+(?:_approx)?)\s*\(",
+    "_HALF_INTERNAL": rb"\.\s*__x\b"
+    rb"|__half2?_raw\s+\w+\s*=\s*\{|__half2?_raw\s*\{\s*0[xX]"
+    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int32_t|unsigned(\s+int)?|int|uint)\s*\*\s*>\s*\(\s*&\s*\w*(h2|half2|bf2|bfloat162)\w*"
+    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*\*\s*>\s*\(\s*&\s*\w+\s*\)"
+    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*&\s*>\s*\(\s*\w+\s*\)"
+    rb"|\*\s*\(\s*(const\s+)?(u?int32_t|unsigned|int|u?int16_t|unsigned\s+short)\s*\*\s*\)\s*&\s*\w*(h|h2|half|half2)\b",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLIT))
+def test_patterns_split_by_their_lead_find_what_the_one_alternation_found(name):
+    whole = re.compile(SPLIT[name])
+    extra = b"x.__x = 1; __half_raw r = {0}; *(unsigned*)&h2v; reinterpret_cast<short&>(hv); Float8_e5m2fnuz"
+    for data in [*_inputs(), extra]:
+        parts = sorted((m for p in getattr(numeric_format, name) for m in finditer(p, data)), key=lambda m: m.start())
+        assert [m.span() for m in parts] == [m.span() for m in whole.finditer(data)]
 
 
 def test_word_led_only_where_every_alternative_is_word_led():

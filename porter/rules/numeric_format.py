@@ -77,19 +77,29 @@ HALF_INTERNALS = Rule(
 
 RULES = (FP8_TYPE, FP8_MAX, MISSING_INTRINSIC, HALF_INTERNALS)
 
-_FP8_TYPE = re.compile(
-    rb"(?<![\w$])(__nv_cvt_\w*fp8\w*|__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2|Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?|kFloat8_e4m3fn|kFloat8_e5m2)\b"
+# Patterns kept apart by their leading literal, which the regex engine finds by a fast scan; one
+# alternation over different leads is tried at every byte. Their matches are merged by position.
+_FP8_TYPE = (
+    re.compile(
+        rb"(?<![\w$])(__nv_cvt_\w*fp8\w*|__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2)\b"
+    ),
+    re.compile(rb"(?<![\w$])(Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?)\b"),
+    re.compile(rb"(?<![\w$])(kFloat8_e4m3fn|kFloat8_e5m2)\b"),
 )
 _FP8_HEADER = re.compile(rb"#\s*include\s*[<\"](cuda_fp8\.h|cuda_fp8\.hpp)[>\"]")
 _HALF_INTERNAL_NEEDLES = (b"__x", b"_raw", b"reinterpret_cast")  # one of which every match holds
 _E4M3_MAX = re.compile(rb"(?<![\w.])448(\.0*)?[fF]?(?![\w.])")
-_HALF_INTERNAL = re.compile(
-    rb"\.\s*__x\b"
-    rb"|__half2?_raw\s+\w+\s*=\s*\{|__half2?_raw\s*\{\s*0[xX]"
-    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int32_t|unsigned(\s+int)?|int|uint)\s*\*\s*>\s*\(\s*&\s*\w*(h2|half2|bf2|bfloat162)\w*"
-    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*\*\s*>\s*\(\s*&\s*\w+\s*\)"
-    rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*&\s*>\s*\(\s*\w+\s*\)"
-    rb"|\*\s*\(\s*(const\s+)?(u?int32_t|unsigned|int|u?int16_t|unsigned\s+short)\s*\*\s*\)\s*&\s*\w*(h|h2|half|half2)\b"
+_HALF_INTERNAL = (
+    re.compile(rb"\.\s*__x\b"),
+    re.compile(rb"__half2?_raw\s+\w+\s*=\s*\{|__half2?_raw\s*\{\s*0[xX]"),
+    re.compile(
+        rb"reinterpret_cast\s*<\s*(const\s+)?(u?int32_t|unsigned(\s+int)?|int|uint)\s*\*\s*>\s*\(\s*&\s*\w*(h2|half2|bf2|bfloat162)\w*"
+        rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*\*\s*>\s*\(\s*&\s*\w+\s*\)"
+        rb"|reinterpret_cast\s*<\s*(const\s+)?(u?int16_t|unsigned\s+short|short)\s*&\s*>\s*\(\s*\w+\s*\)"
+    ),
+    re.compile(
+        rb"\*\s*\(\s*(const\s+)?(u?int32_t|unsigned|int|u?int16_t|unsigned\s+short)\s*\*\s*\)\s*&\s*\w*(h|h2|half|half2)\b"
+    ),
 )
 
 
@@ -128,7 +138,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         return
     data = ctx.source.data
     lowered = data.lower()  # two substring tests on a lower-case copy beat one case-blind regex scan
-    uses_fp8 = bool(b"fp8" in lowered or b"e4m3" in lowered or _FP8_HEADER.search(data) or search(_FP8_TYPE, data))
+    uses_fp8 = bool(
+        b"fp8" in lowered or b"e4m3" in lowered or _FP8_HEADER.search(data) or any(search(p, data) for p in _FP8_TYPE)
+    )
     if uses_fp8:
         severity, why = _fp8_severity(ctx)
         for match in _FP8_HEADER.finditer(data):
@@ -140,7 +152,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
                 ctx, match.start(), match.end(), f"`{match.group().decode()}`: {why}", severity=severity
             )
         if severity is Severity.ERROR and b"448" in data:
-            for match in _code_matches(ctx, _E4M3_MAX):
+            for match in _code_matches(ctx, (_E4M3_MAX,)):
                 yield FP8_MAX.finding(ctx, match.start(), match.end(), f"448 is OCP E4M3's maximum; {why}")
     yield from _missing_intrinsics(ctx)
     if not any(needle in data for needle in _HALF_INTERNAL_NEEDLES):
@@ -154,19 +166,26 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         )
 
 
-def _code_matches(ctx: FileContext, pattern: re.Pattern[bytes]):
-    for match in finditer(pattern, ctx.source.data):
+def _code_matches(ctx: FileContext, patterns: tuple[re.Pattern[bytes], ...]):
+    matches = [match for pattern in patterns for match in finditer(pattern, ctx.source.data)]
+    for match in sorted(matches, key=lambda m: m.start()) if len(patterns) > 1 else matches:
         if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
             yield match
 
 
-_INTRINSIC_CALL = re.compile(rb"(?<![\w$])(__[a-z0-9_]+|h2?[a-z]+(?:_approx)?)\s*\(")
+# Each led by a literal, which the regex engine finds by a fast scan (one pattern over both leads
+# is tried at every byte)
+_INTRINSIC_CALLS = (
+    re.compile(rb"(?<![\w$])(__[a-z0-9_]+)\s*\("),
+    re.compile(rb"(?<![\w$])(h2?[a-z]+(?:_approx)?)\s*\("),
+)
 
 
 def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
     table = numeric_intrinsics()
     rocm = ctx.config.rocm_version.release
-    for match in finditer(_INTRINSIC_CALL, ctx.source.data):
+    matches = [match for pattern in _INTRINSIC_CALLS for match in finditer(pattern, ctx.source.data)]
+    for match in sorted(matches, key=lambda m: m.start()):
         name = match.group(1).decode()
         if name not in table or ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
             continue
