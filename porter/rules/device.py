@@ -66,8 +66,9 @@ def int_value(node: tree_sitter.Node | None, source: SourceFile) -> int | None:
 
 def literal_value(text: str) -> int | None:
     text = text.replace("'", "").rstrip("uUlL")
+    octal = len(text) > 1 and text[0] == "0" and text.isdigit()  # `017`, which int(text, 0) refuses
     try:
-        return int(text, 0) if not re.fullmatch(r"0\d+", text) else int(text, 8)
+        return int(text, 8) if octal else int(text, 0)
     except ValueError:
         return None
 
@@ -385,11 +386,14 @@ class DeviceFacts:
                 grouped[operator.type].append((node, left, operator.type, right))
         return grouped
 
-    def binaries(self, operators) -> list[tuple[tree_sitter.Node, tree_sitter.Node, str, tree_sitter.Node]]:
+    def binaries(
+        self, operators, ordered: bool = True
+    ) -> list[tuple[tree_sitter.Node, tree_sitter.Node, str, tree_sitter.Node]]:
         """(node, left, operator, right) of the file's binary expressions with one of `operators`, in
-        source order: several rules each want a few operators of the file's many binary expressions."""
+        source order unless a rule that judges each alone says it needs none: several rules each
+        want a few operators of the file's many binary expressions."""
         found = [item for operator in operators for item in self._binaries_by_operator.get(operator, ())]
-        return sorted(found, key=lambda item: (item[0].start_byte, -item[0].end_byte))
+        return sorted(found, key=lambda item: (item[0].start_byte, -item[0].end_byte)) if ordered else found
 
     # -- calls --------------------------------------------------------------------------
 

@@ -257,9 +257,9 @@ def _warp_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
     (`sizeof(int) * 8`) counts bits, never lanes.
     """
     value = ctx.value_of(node)
-    if value is None or "sizeof" in ctx.source.text(node.start_byte, node.end_byte):
-        return None
-    return value
+    if value is None or node.type in ("number_literal", "identifier"):
+        return value  # a literal or a name holds no `sizeof`
+    return None if "sizeof" in ctx.source.text(node.start_byte, node.end_byte) else value
 
 
 def _literal_edit(ctx: FileContext, node: tree_sitter.Node, replacement: str) -> tuple[Edit, ...]:
@@ -331,7 +331,7 @@ def _cited(ctx: FileContext, finding: Finding) -> list[str]:
 def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
     facts = ctx.device
     # `+`, `*`, `&&`, ...: no lane, warp or last-lane arithmetic
-    for node, left, operator, right in facts.binaries(_WARP_OPERATORS):
+    for node, left, operator, right in facts.binaries(_WARP_OPERATORS, ordered=False):  # each judged alone
         value = _warp_value(ctx, right)
         if value is None and operator == "/" and _float_literal(ctx, right) == 32.0:
             value = 32  # blockDim.x / 32.f: a warp count in floating point
