@@ -174,3 +174,20 @@ def test_plain_cublas_code_builds_for_sm_90_where_doctor_finds_the_headers(tmp_p
     assert result.exit_code == 0, result.output
     (unit,) = json.loads(result.stdout)["units"]
     assert unit["status"] == "ok", unit
+
+
+def test_hip_on_nvidia_reaching_rocthrust_is_the_toolchains_gap_not_porters(tmp_path):
+    """On NVIDIA, HIP's Thrust is CUDA's: a build that reaches rocThrust's AMD backend stops in its
+    header, which says nothing of the port."""
+    require_nvcc()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "thrust_sort.cu").write_bytes((CORPUS / "library" / "thrust_sort.cu").read_bytes())
+    arguments = ["build", str(tree), "--target", "sm_90", "--hip-nvidia", "--format", "json", "--no-cache"]
+    result = runner.invoke(app, arguments)
+    units = {u["variant"]: u for u in json.loads(result.stdout)["units"]}
+    assert units["cuda"]["status"] == "ok", units["cuda"]
+    hip = units["hip-nvidia"]
+    if hip["status"] == "unavailable":
+        pytest.skip(hip["diagnostic"])
+    assert hip["status"] == "ok" or hip["class"] == "toolchain-unsupported-target", hip

@@ -134,9 +134,26 @@ _LIBRARY_REFUSES = re.compile(
 )
 
 
+# The AMD backends of the ROCm libraries (rocPRIM, rocThrust's hip system, hipCUB over rocPRIM): a
+# HIP-on-NVIDIA build that reaches them stops in their headers, because on NVIDIA HIP takes Thrust
+# and CUB from CUDA. The error names the header, not the code.
+_AMD_ONLY_BACKEND = re.compile(
+    r"(?:^|/)include/(rocprim|thrust/system/hip|hipcub/backend/rocprim)/\S*:\d+:\d+: (?:fatal )?error"
+)
+_BACKEND_LIBRARY = {
+    "rocprim": "rocPRIM",
+    "thrust/system/hip": "rocThrust",
+    "hipcub/backend/rocprim": "hipCUB's rocPRIM backend",
+}
+
+
 def _library_without_target(unit: Unit) -> str | None:
     """The library (with the HIP version porter builds against) whose header stops at this target, if any."""
     match = _LIBRARY_REFUSES.search(unit.diagnostic or "")
+    if match is None and unit.variant == Variant.HIP_NVIDIA:
+        backend = _AMD_ONLY_BACKEND.search(unit.diagnostic or "")
+        if backend is not None:
+            return f"{_BACKEND_LIBRARY[backend.group(1)]} (AMD only: on NVIDIA, HIP's Thrust and CUB are CUDA's)"
     if match is None:
         return None
     hip = toolchains.find_hip_toolchain()
