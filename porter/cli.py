@@ -16,6 +16,7 @@ import typer
 from porter import __version__, memo
 from porter.atomic import write_output_file
 from porter.errors import PorterError
+from porter.report.jsonout import document as json_document
 
 app = typer.Typer(
     name="porter",
@@ -132,9 +133,9 @@ def scan(
         lambda progress: run_scan(paths, config, jobs=jobs, deep=deep_mode, use_cache=not no_cache, progress=progress)
     )
     if format is ScanFormat.JSON:
-        text = json.dumps(result.to_json(), indent=2) + "\n"
+        text = json_document(result.to_json())
     elif format is ScanFormat.SARIF:
-        text = json.dumps(to_sarif(result.findings, result.root.resolve().as_uri() + "/"), indent=2) + "\n"
+        text = json_document(to_sarif(result.findings, result.root.resolve().as_uri() + "/"))
     else:
         text = format_findings(result.findings, result.summary())
     write_output(text, output)
@@ -207,7 +208,7 @@ def convert(
             if outcome.diff:
                 sys.stdout.write(outcome.diff)
     if format is PlainFormat.JSON:
-        typer.echo(json.dumps(result.to_json(), indent=2))
+        typer.echo(json_document(result.to_json()), nl=False)
         return
     from porter.report.text import convert_summary
 
@@ -281,7 +282,7 @@ def build(
         )
     )
     if format is PlainFormat.JSON:
-        write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
+        write_output(json_document(result.to_json()), output)
     else:
         from porter.report.text import build_listing
 
@@ -340,7 +341,7 @@ def verify(
         )
     )
     if format is PlainFormat.JSON:
-        write_output(json.dumps(result.to_json(), indent=2) + "\n", output)
+        write_output(json_document(result.to_json()), output)
     else:
         from porter.report.text import verify_listing
 
@@ -423,9 +424,7 @@ def check(
     result = _scan_for_gate(paths, target, rocm_version)
     outcome = run_check(result, known, Severity(str(fail_on)))
     if sarif is not None:
-        write_output(
-            json.dumps(to_sarif(result.findings, result.root.resolve().as_uri() + "/"), indent=2) + "\n", sarif
-        )
+        write_output(json_document(to_sarif(result.findings, result.root.resolve().as_uri() + "/")), sarif)
     if format is PlainFormat.JSON:
         typer.echo(json.dumps(outcome.to_json(), indent=2))
     else:

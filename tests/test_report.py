@@ -217,3 +217,16 @@ def test_an_unfixed_wave_error_lowers_the_score_visibly():
     assert portability_score(auto=99, suggested=0, total=100, unfixed_wave_errors=0) == 99
     assert portability_score(auto=99, suggested=0, total=100, unfixed_wave_errors=1) <= 60
     assert portability_score(auto=99, suggested=0, total=100, unfixed_wave_errors=3) < 25
+
+
+def test_json_documents_hold_the_same_data_with_a_finding_per_line():
+    import json
+
+    from porter.report.jsonout import document
+
+    shapes = [{}, [], {"a": []}, {"a": [1, 2]}, [[1, [2]], {"q": 1}], {"é": "ü", "n": None}, 3, "x"]
+    nested = {"findings": [{"rule": "WRP001", "edits": [{"start": 1}]}, {"rule": "API001"}], "summary": {"by": {}}}
+    for value in [*shapes, nested]:
+        assert json.loads(document(value)) == value
+    lines = document(nested).splitlines()
+    assert '    {"rule": "WRP001", "edits": [{"start": 1}]},' in lines and '    {"rule": "API001"}' in lines
