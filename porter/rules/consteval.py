@@ -241,21 +241,20 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
     constants: dict[str, int] = {}
     pending = definitions
     for _ in range(3):  # constants defined from constants of other headers
+        found = set()
         for name, texts in pending.items():
             values = {evaluate(text, constants) for text in texts}
             if len(values) == 1 and None not in values:
                 constants[name] = values.pop()
-        # a value once found stays (its texts name no constant found later), and a text without
-        # a name fails again: only the unresolved ones that name something are worth another pass
+                found.add(name)
+        # a value once found stays, and a text evaluated again gives the same answer unless it names
+        # a constant found during this pass (later than its own turn): only those are worth another
         pending = {
             name: texts
             for name, texts in pending.items()
-            if name not in constants and any(_NAME.search(text) for text in texts)
+            if name not in constants and any(not found.isdisjoint(_IDENTIFIER.findall(text)) for text in texts)
         }
     return HeaderConstants.of(constants)
-
-
-_NAME = re.compile(r"[A-Za-z_]")
 
 
 def _text(source: SourceFile, node: tree_sitter.Node) -> str:
