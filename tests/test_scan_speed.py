@@ -101,3 +101,12 @@ def test_struct_sizes_are_the_compilers(tmp_path):
     program.write_text("constexpr int N = 5;\n" + STRUCTS + checks)
     compiled = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", str(program)], capture_output=True, text=True)
     assert compiled.returncode == 0, compiled.stderr
+
+
+def test_header_constants_chain_across_headers_in_any_order():
+    """A later pass re-evaluates only texts naming a constant found in the pass before: a chain
+    defined backwards still resolves, and a name defined twice differently stays unknown."""
+    from porter.rules.consteval import header_constants
+
+    headers = [b"#define A (B * 2)\n", b"#define B (C + 1)\n#define D 1\n", b"#define C 15\n#define D 2\n"]
+    assert header_constants(headers).values == {"C": 15, "B": 16, "A": 32}
