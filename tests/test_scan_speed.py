@@ -110,3 +110,5 @@ def test_header_constants_chain_across_headers_in_any_order():
 
     headers = [b"#define A (B * 2)\n", b"#define B (C + 1)\n#define D 1\n", b"#define C 15\n#define D 2\n"]
     assert header_constants(headers).values == {"C": 15, "B": 16, "A": 32}
+    deeper = [f"#define K{i} (K{i + 1} + 1)\n".encode() for i in range(5)] + [b"#define K5 27\n"]
+    assert header_constants(deeper).values["K0"] == 32

@@ -224,6 +224,9 @@ class HeaderConstants:
         return cls(values, hashlib.sha256(repr(sorted(values.items())).encode()).hexdigest())
 
 
+_CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
+
+
 def header_constants(headers: list[bytes]) -> HeaderConstants:
     """Integer constants the project's headers define, for the files that include them.
 
@@ -239,21 +242,24 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
                 text = match.group(2).decode("utf-8", "replace")
                 definitions.setdefault(match.group(1).decode("ascii"), set()).add(text)
     constants: dict[str, int] = {}
-    pending = definitions
-    for _ in range(3):  # constants defined from constants of other headers
+    unresolved, trying = definitions, definitions
+    for _ in range(_CHAIN_PASSES):  # constants defined from constants of other headers
         found = set()
-        for name, texts in pending.items():
+        for name, texts in trying.items():
             values = {evaluate(text, constants) for text in texts}
             if len(values) == 1 and None not in values:
                 constants[name] = values.pop()
                 found.add(name)
-        # a value once found stays, and a text evaluated again gives the same answer unless it names
-        # a constant found during this pass (later than its own turn): only those are worth another
-        pending = {
+        # a value once found stays, and a text evaluated again gives the same answer unless it
+        # names a constant found since: only those are worth another pass
+        unresolved = {name: texts for name, texts in unresolved.items() if name not in constants}
+        trying = {
             name: texts
-            for name, texts in pending.items()
-            if name not in constants and any(not found.isdisjoint(_IDENTIFIER.findall(text)) for text in texts)
+            for name, texts in unresolved.items()
+            if any(not found.isdisjoint(_IDENTIFIER.findall(text)) for text in texts)
         }
+        if not trying:
+            break
     return HeaderConstants.of(constants)
 
 
