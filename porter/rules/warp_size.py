@@ -275,7 +275,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         return  # wave32 RDNA targets only: 32 lanes is right
     uses = device_uses(ctx)
     yield from uses
-    warp_names = {name for finding in uses for name in _cited(ctx, finding) if ctx.shared_constants.get(name) == 32}
+    warp_names = _width_names(ctx, uses)
     yield from _host_uses(ctx, warp_names)
     yield from _guards(ctx, warp_names)
     tiles = list(_tiles(ctx))  # a tile as wide as a constant makes the constant a warp width too
@@ -300,13 +300,11 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
 
 def warp_constant_names(ctx: FileContext) -> set[str]:
     """Constants of the file or its project that this file uses as the warp width (32) in device code."""
-    return {
-        name
-        for finding in device_uses(ctx)
-        if finding.rule != HOST_WARPS_PER_BLOCK.id
-        for name in _cited(ctx, finding)
-        if ctx.shared_constants.get(name) == 32
-    }
+    return _width_names(ctx, [f for f in device_uses(ctx) if f.rule != HOST_WARPS_PER_BLOCK.id])
+
+
+def _width_names(ctx: FileContext, findings: list[Finding]) -> set[str]:
+    return {name for finding in findings for name in _cited(ctx, finding) if ctx.shared_constants.get(name) == 32}
 
 
 def _with_host_fixes_applied(uses: list[Finding]) -> list[Finding]:
@@ -859,10 +857,16 @@ def _indexed_by_lane_or_warp(ctx: FileContext, declaration: tree_sitter.Node, na
 def _constant_key(ctx: FileContext, name: str) -> str:
     """The constant a name means here: a source file's own definition is seen by that file alone;
     a header's, or one the file does not define, by every file of the project."""
-    own = ctx.once("warp-width definitions", lambda: list(_definitions(ctx)))
-    if any(defined == name for defined, _ in own) and ctx.source.path.suffix.lower() not in HEADER_SUFFIXES:
+    if (
+        any(defined == name for defined, _ in _own_definitions(ctx))
+        and ctx.source.path.suffix.lower() not in HEADER_SUFFIXES
+    ):
         return f"warp-width:{name}@{ctx.source.rel}"
     return f"warp-width:{name}"
+
+
+def _own_definitions(ctx: FileContext) -> list[tuple[str, Finding]]:
+    return ctx.once("warp-width definitions", lambda: list(_definitions(ctx)))
 
 
 def _record_constant_roles(ctx: FileContext, uses: list[Finding]) -> None:
@@ -880,10 +884,7 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding]) -> None:
             )
     other_roles = _bit_counting_constants(ctx) | _square_tile_constants(ctx)
     ctx.project.vetoes |= {_constant_key(ctx, name) for name in other_roles}
-    ctx.project.pending += [
-        (_constant_key(ctx, name), finding)
-        for name, finding in ctx.once("warp-width definitions", lambda: list(_definitions(ctx)))
-    ]
+    ctx.project.pending += [(_constant_key(ctx, name), finding) for name, finding in _own_definitions(ctx)]
 
 
 def _whole_extent(ctx: FileContext, finding: Finding) -> bool:
