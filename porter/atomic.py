@@ -31,6 +31,16 @@ def write_atomically(path: str | os.PathLike, data: bytes, mode: int | None = No
         raise
 
 
+def write_cache_entry(path: str | os.PathLike, data: bytes) -> None:
+    """A cache entry, written whole in a folder made as needed, readable by the user alone; best
+    effort: a cache that cannot be written is no error."""
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        write_atomically(path, data, mode=0o600)
+    except OSError:
+        pass
+
+
 def write_output_file(path: str | os.PathLike, text: str) -> None:
     """A command's output file, written whole: its folder made, the usual permissions."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

@@ -14,7 +14,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from porter.atomic import write_atomically
+from porter.atomic import write_cache_entry
 from porter.targets.toolchains import cache_dir
 
 
@@ -50,10 +50,4 @@ def load(entry: str) -> dict | None:
 
 
 def store(entry: str, document: dict) -> None:
-    """Best effort: a cache that cannot be written is no error."""
-    target = _path(entry)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, json.dumps(document).encode(), mode=0o600)
-    except OSError:
-        pass
+    write_cache_entry(_path(entry), json.dumps(document).encode())

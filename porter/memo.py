@@ -20,7 +20,7 @@ import json
 import os
 import sys
 
-from porter.atomic import write_atomically, write_output_file
+from porter.atomic import write_cache_entry, write_output_file
 from porter.home import cache_dir
 
 # Environment variables that differ between two runs of the same command without changing it.
@@ -77,11 +77,7 @@ def record(text: str, output: str | None) -> None:
         return
     target, _pending = _entry(_pending), None
     document = {"text": text, "output": None if output is None else os.path.abspath(output)}
-    try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        write_atomically(target, json.dumps(document).encode(), mode=0o600)  # the cache's files are the user's own
-    except OSError:
-        pass
+    write_cache_entry(target, json.dumps(document).encode())
 
 
 def _well_formed(record) -> bool:

@@ -149,15 +149,15 @@ _BACKEND_LIBRARY = {
 
 def _library_without_target(unit: Unit) -> str | None:
     """The library (with the HIP version porter builds against) whose header stops at this target, if any."""
-    match = _LIBRARY_REFUSES.search(unit.diagnostic or "")
-    if match is None and unit.variant == Variant.HIP_NVIDIA:
-        backend = _AMD_ONLY_BACKEND.search(unit.diagnostic or "")
-        if backend is not None:
-            return f"{_BACKEND_LIBRARY[backend.group(1)]} (AMD only: on NVIDIA, HIP's Thrust and CUB are CUDA's)"
-    if match is None:
+    diagnostic = unit.diagnostic or ""
+    match = _LIBRARY_REFUSES.search(diagnostic)
+    if match is not None:
+        hip = toolchains.find_hip_toolchain()
+        return f"{match.group(1)} of HIP {hip.hip_version}" if hip else match.group(1)
+    backend = _AMD_ONLY_BACKEND.search(diagnostic) if unit.variant == Variant.HIP_NVIDIA else None
+    if backend is None:
         return None
-    hip = toolchains.find_hip_toolchain()
-    return f"{match.group(1)} of HIP {hip.hip_version}" if hip else match.group(1)
+    return f"{_BACKEND_LIBRARY[backend.group(1)]} (AMD only: on NVIDIA, HIP's Thrust and CUB are CUDA's)"
 
 
 # Whose problem each failure class is: the code's or the port's (a build gate fails on these), or the

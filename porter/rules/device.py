@@ -57,11 +57,17 @@ def int_value(node: tree_sitter.Node | None, source: SourceFile) -> int | None:
     """The value of an integer literal node (suffixes and hex allowed), else None."""
     if node is None:
         return None
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
+    node = unparenthesized(node)
     if node.type != "number_literal":
         return None
     return literal_value(source.text(node.start_byte, node.end_byte))
+
+
+def unparenthesized(node: tree_sitter.Node) -> tree_sitter.Node:
+    """`((x))` as `x`: the expression inside redundant parentheses."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
 
 
 def literal_value(text: str) -> int | None:

@@ -8,7 +8,7 @@ from functools import cache
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
-from porter.rules.patterns import CODE_CONTEXTS, finditer, search
+from porter.rules.patterns import CODE_CONTEXTS, finditer_each, search
 from porter.rules.tables import read_data
 from porter.targets import RocmVersion
 from porter.targets import known as targets
@@ -167,8 +167,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _code_matches(ctx: FileContext, patterns: tuple[re.Pattern[bytes], ...]):
-    matches = [match for pattern in patterns for match in finditer(pattern, ctx.source.data)]
-    for match in sorted(matches, key=lambda m: m.start()) if len(patterns) > 1 else matches:
+    for match in finditer_each(patterns, ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
             yield match
 
@@ -184,8 +183,7 @@ _INTRINSIC_CALLS = (
 def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
     table = numeric_intrinsics()
     rocm = ctx.config.rocm_version.release
-    matches = [match for pattern in _INTRINSIC_CALLS for match in finditer(pattern, ctx.source.data)]
-    for match in sorted(matches, key=lambda m: m.start()):
+    for match in finditer_each(_INTRINSIC_CALLS, ctx.source.data):
         name = match.group(1).decode()
         if name not in table or ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
             continue

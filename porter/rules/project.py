@@ -2,7 +2,7 @@
 
 A constant defined in one header and used as a warp width in another file is a warp-size
 constant, and its definition is where the fix belongs; no single file can tell. Rules say so
-in three kinds of fact, which each file's analysis records (and the scan cache keeps):
+in four kinds of fact, which each file's analysis records (and the scan cache keeps):
 
 - a *claim* on a key (`warp-width:WS`): this file uses the constant in that role;
 - a *veto* on a key: this file uses it in another role (32 bits per int), so the definition

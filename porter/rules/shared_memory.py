@@ -69,10 +69,8 @@ class KernelShared:
 
 def _kernels(ctx: FileContext, constants: dict[str, int]) -> dict[str, KernelShared]:
     kernels: dict[str, KernelShared] = {}
-    sizing = (
-        constants,
-        _after_warp_fixes(constants, warp_constant_names(ctx)),
-    )  # once per file: the project's constants can be many
+    # the constants as written and as the port has them, once per file: the project's can be many
+    sizing = (constants, _after_warp_fixes(constants, warp_constant_names(ctx)))
     file_shared = _shared_declarations(ctx, ctx.parsed.root, sizing, file_scope=True)
     for info in ctx.device.functions:
         if not info.is_kernel or info.node is None:

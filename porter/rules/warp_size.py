@@ -27,6 +27,7 @@ from porter.rules.device import (
     enclosing,
     int_value,
     shuffle_operands,
+    unparenthesized,
 )
 from porter.source import encoded_length
 
@@ -370,7 +371,7 @@ def _rounding_edits(
     """The divisor's edit, with the rest of a round-up written around it: `(n + 31) / 32 * 32`
     becomes `(n + (W - 1)) / W * W`. Changing the divisor alone would round down to fewer threads."""
     edits = [Edit(divisor.start_byte, divisor.end_byte, width.encode())]
-    addend = _operand(ctx, _unparenthesized(dividend), "+", 31)
+    addend = _operand(ctx, unparenthesized(dividend), "+", 31)
     if addend is not None:
         edits.append(Edit(addend.start_byte, addend.end_byte, f"({width} - 1)".encode()))
     outer = division.parent
@@ -380,12 +381,6 @@ def _rounding_edits(
     if factor is not None:
         edits.append(Edit(factor.start_byte, factor.end_byte, width.encode()))
     return tuple(sorted(edits))
-
-
-def _unparenthesized(node: tree_sitter.Node) -> tree_sitter.Node:
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
-    return node
 
 
 def _operand(ctx: FileContext, node: tree_sitter.Node, operator: str, value: int) -> tree_sitter.Node | None:
@@ -414,8 +409,7 @@ def _is_last_lane_test(operator: str, value: int | None) -> bool:
 
 def _lane_valued(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """A lane id, or a lane id plus or minus an offset (`(lane + d) > 31`: a neighbour past the last lane)."""
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
+    node = unparenthesized(node)
     if node.type == "binary_expression":
         parts = binary_parts(node, ctx.source)
         return parts is not None and parts[1] in ("+", "-") and _lane_valued(ctx, parts[0])
