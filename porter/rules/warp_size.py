@@ -871,11 +871,9 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding]) -> None:
             continue  # the host's fix differs from the definition's: it stays either way
         if finding.rule == PER_WARP_SHARED.id and _whole_extent(ctx, finding):
             continue  # `[MAX_WARPS]` indexed by lane: 32 slots, maybe warps per block; the use's own fix is safe
-        for name in _cited(ctx, finding):
-            ctx.project.claims.add(_constant_key(ctx, name))
-            ctx.project.withdrawals.append(
-                (_constant_key(ctx, name), finding.rule, finding.span.start_byte, finding.span.end_byte)
-            )
+        for key in (_constant_key(ctx, name) for name in _cited(ctx, finding)):
+            ctx.project.claims.add(key)
+            ctx.project.withdrawals.append((key, finding.rule, finding.span.start_byte, finding.span.end_byte))
     other_roles = _bit_counting_constants(ctx) | _square_tile_constants(ctx)
     ctx.project.vetoes |= {_constant_key(ctx, name) for name in other_roles}
     ctx.project.pending += [(_constant_key(ctx, name), finding) for name, finding in _own_definitions(ctx)]
@@ -883,10 +881,8 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding]) -> None:
 
 def _whole_extent(ctx: FileContext, finding: Finding) -> bool:
     """Is the finding's span a whole array extent (`[WS]`), not a divisor inside one (`[T / WS]`)?"""
-    data = ctx.source.data
-    return data[: finding.span.start_byte].rstrip().endswith(b"[") and data[
-        finding.span.end_byte :
-    ].lstrip().startswith(b"]")
+    before, after = ctx.source.data[: finding.span.start_byte], ctx.source.data[finding.span.end_byte :]
+    return before.rstrip().endswith(b"[") and after.lstrip().startswith(b"]")
 
 
 # `[TILE][TILE + 1]`, `dim3 block(TILE, TILE)`: a constant that is both edges of a square (each
