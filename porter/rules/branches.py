@@ -122,8 +122,10 @@ class Branches:
         A flat pass over query results, not a recursion: real files nest deeply and the
         enclosing arm is found on a stack of open arms.
         """
-        found = captures("[(preproc_if) (preproc_ifdef)] @c (preproc_def) @d", root)
-        events = sorted(found.get("c", []) + found.get("d", []), key=lambda n: n.start_byte)
+        kinds = ("preproc_if", "preproc_ifdef", "preproc_def")
+        events = sorted(
+            (node for kind in kinds for node in captures(f"({kind}) @n", root).get("n", [])), key=lambda n: n.start_byte
+        )
         open_arms: list[tuple[int, dict[str, bool | None]]] = []  # (end, live) of enclosing arms
         everywhere = {env.name: True for env in ENVIRONMENTS}
         for node in events:

@@ -274,7 +274,7 @@ def struct_sizes(source: SourceFile, root: tree_sitter.Node | None, constants: d
     if root is None or b"struct" not in source.data:
         return {}
     layouts: dict[str, tuple[int, int]] = {}  # name -> (size, alignment)
-    found = captures("[(struct_specifier) (type_definition)] @s", root).get("s", [])
+    found = captures("(struct_specifier) @s", root).get("s", []) + captures("(type_definition) @t", root).get("t", [])
     for node in sorted(found, key=lambda n: n.start_byte):  # a struct is defined before it is used
         for name, body in _named_bodies(source, node):
             layout = _layout(source, body, constants, layouts)

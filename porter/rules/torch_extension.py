@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from porter.findings import Finding, FixKind, Severity
-from porter.parse import captures
+from porter.parse import captures, identifiers_named
 from porter.rules.base import FileContext, Rule
 from porter.rules.build import blank_comments
 from porter.rules.patterns import find_patterns, pattern
@@ -90,7 +90,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _c10_warp_size(ctx: FileContext) -> Iterable[Finding]:
-    for node in captures('((identifier) @w (#eq? @w "C10_WARP_SIZE"))', ctx.parsed.root).get("w", []):
+    for node in identifiers_named(ctx.parsed.root, ctx.source.data, "C10_WARP_SIZE"):
         if ctx.device.is_device_code(node):
             continue
         constant = _in_constant_context(ctx, node) or _at_namespace_scope(node)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import tree_sitter
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import captures, define_names
+from porter.parse import captures, define_names, identifiers_named
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import HEADER_SUFFIXES
@@ -1036,7 +1036,7 @@ def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
     if b"warpSize" not in ctx.source.data:
         return
     rocm7 = ctx.config.rocm_version.release >= (7, 0)
-    for node in captures('((identifier) @w (#eq? @w "warpSize"))', ctx.parsed.root).get("w", []):
+    for node in identifiers_named(ctx.parsed.root, ctx.source.data, "warpSize"):
         if not _in_constant_context(ctx, node):
             continue
         yield CONSTEXPR_WARPSIZE.finding(
