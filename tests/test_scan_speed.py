@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from porter.parse import parse
-from porter.rules import arch_guard, async_copy, library, numeric_format
+from porter.rules import arch_guard, async_copy, branches, library, numeric_format, warp_size
 from porter.rules.consteval import struct_sizes
 from porter.rules.patterns import finditer, finditer_each, word_led
 from porter.rules.tables import load_tables
@@ -112,3 +112,37 @@ def test_header_constants_chain_across_headers_in_any_order():
     assert header_constants(headers).values == {"C": 15, "B": 16, "A": 32}
     deeper = [f"#define K{i} (K{i + 1} + 1)\n".encode() for i in range(5)] + [b"#define K5 27\n"]
     assert header_constants(deeper).values["K0"] == 32
+
+
+# The gates answered by `in` before (or instead of) a regex, with the regexes they replaced
+GATES = {
+    "member major": (
+        arch_guard._member_major,
+        rb"(?:\.|->)\s*major\b",
+        b"p.major p -> major p.majority row_major x->\n\t major a.major_ b. major",
+    ),
+    "platform words": (
+        branches._mentions_platform,
+        rb"HIP|ROCM|ROCm|AMDGCN|AMDGPU|__gfx|__GFX|NVCC|NVCOMPILER|#\s*if\s+0\b",
+        b"#if  0\n# if 00\nROC_M __GF X NVCOMPILE",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GATES))
+def test_gates_answer_as_the_regex_they_replace(name):
+    gate, regex, extra = GATES[name]
+    whole = re.compile(regex)
+    pieces = [extra, *extra.split(b" "), *extra.split(b"\n"), b"", b"major", b".major"]
+    for data in [*_inputs(), *pieces]:
+        assert gate(data) == (whole.search(data) is not None), data[:60]
+
+
+def test_search_fast_needles_are_matches_of_their_regex():
+    """A needle found answers yes at once, so each must be a match of the regex on its own."""
+    for needles, regex in (
+        (warp_size._MAY_ASSUME_32_NEEDLES, warp_size._MAY_ASSUME_32),
+        (warp_size._WARP_LEVEL_NEEDLES, warp_size._WARP_LEVEL),
+    ):
+        for needle in needles:
+            assert regex.fullmatch(needle) or regex.search(needle), needle

@@ -77,7 +77,26 @@ _VERSION = re.compile(
 )
 # Where a file reads the device properties, a variable holding the major version compared with a
 # number is the same test one step removed (`int major = prop->major; if (major >= 9)`).
-_READS_CAPABILITY = re.compile(rb"DeviceProperties|ComputeCapability|getDeviceCapability|(?:\.|->)\s*major\b")
+_CAPABILITY_READS = (b"DeviceProperties", b"ComputeCapability", b"getDeviceCapability")  # or a member `major`
+
+
+def _member_major(data: bytes) -> bool:
+    """Does `data` read a member `major` (`(?:\\.|->)\\s*major\\b`)? Every match of _CAPABILITY
+    but its two names holds one. Found from each `major`, looking back over blanks: the regex would
+    be tried at every byte, and `major` alone passes in any file with a `row_major` layout."""
+    index = data.find(b"major")
+    while index >= 0:
+        after = index + len(b"major")
+        if not (data[after : after + 1].isalnum() or data[after : after + 1] == b"_"):  # a word boundary after it
+            before = index
+            while before > 0 and data[before - 1] in b" \t\n\r\x0b\x0c":
+                before -= 1
+            if data[before - 1 : before] == b"." or data[max(before - 2, 0) : before] == b"->":
+                return True
+        index = data.find(b"major", after)
+    return False
+
+
 _MAJOR_VARIABLE = re.compile(rb"(?<![\w.>])(?:\w*_)?(?:major|cc_major|sm_major|arch_major)\s*(>=|<=|==|!=|>|<)\s*\d")
 _CAPABILITY = re.compile(
     rb"(?:\.|->)\s*major\s*(>=|<=|==|!=|>|<)\s*\d|\d\s*(>=|<=|==|!=|>|<)\s*\w+\s*(?:\.|->)\s*major\b|(?:\.|->)\s*major\s*\*\s*10\s*\+|cudaDevAttrComputeCapabilityMajor|getDeviceCapability\s*\("
@@ -139,8 +158,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if any(needle in data for needle in _VERSION_NEEDLES) and search(_VERSION, data):
         yield from _version_tests(ctx)
     if b"major" in data or b"Capability" in data:
-        matches = list(_CAPABILITY.finditer(data))
-        if _READS_CAPABILITY.search(data):
+        member_major = _member_major(data)
+        matches = list(_CAPABILITY.finditer(data)) if member_major or b"Capability" in data else []
+        if member_major or any(word in data for word in _CAPABILITY_READS):
             matches += list(_MAJOR_VARIABLE.finditer(data))
         for match in sorted(matches, key=lambda m: m.start()):
             if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS and not ctx.device.is_device_code(

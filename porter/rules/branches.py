@@ -270,8 +270,13 @@ class Branches:
         return None
 
 
+_PLATFORM_WORDS = (b"HIP", b"ROCM", b"ROCm", b"AMDGCN", b"AMDGPU", b"__gfx", b"__GFX", b"NVCC", b"NVCOMPILER")
+_IF_ZERO = re.compile(rb"#\s*if\s+0\b")
+
+
 def _mentions_platform(data: bytes) -> bool:
-    return bool(re.search(rb"HIP|ROCM|ROCm|AMDGCN|AMDGPU|__gfx|__GFX|NVCC|NVCOMPILER|#\s*if\s+0\b", data))
+    # the words by `in`, not one alternation: a regex whose alternatives lead differently is tried at every byte
+    return any(word in data for word in _PLATFORM_WORDS) or _IF_ZERO.search(data) is not None
 
 
 def _body_span(arm: tree_sitter.Node) -> tuple[int, int]:

@@ -13,6 +13,7 @@ from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.device import BALLOT_CALLS, VarClass, call_arguments, int_value
+from porter.rules.patterns import search_fast
 from porter.source import encoded_length
 
 WHY_MASKS = """
@@ -106,11 +107,14 @@ def _mask_edit(node: tree_sitter.Node) -> tuple[Edit, ...]:
     return (Edit(node.start_byte, node.end_byte, portable.FULL_MASK.encode()),)
 
 
+_FULL_MASK_LITERAL = re.compile(rb"0x[fF]{8}")
+
+
 def check(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave64_targets:
         return
-    if not re.search(rb"_sync|__ballot|__activemask|0x[fF]{8}|<<", data):
+    if not search_fast(data, (b"_sync", b"__ballot", b"__activemask", b"<<"), _FULL_MASK_LITERAL):
         return
     yield from _mask_arguments(ctx)
     yield from _mask_definitions(ctx)

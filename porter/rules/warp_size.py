@@ -29,6 +29,7 @@ from porter.rules.device import (
     shuffle_operands,
     unparenthesized,
 )
+from porter.rules.patterns import search_fast
 from porter.source import encoded_length
 
 WHY_WAVE64 = """
@@ -238,6 +239,7 @@ ARITHMETIC = {
     (">>", 5): portable.LOG2_WARP_SIZE,
 }
 _MAY_ASSUME_32 = re.compile(rb"threadIdx|__shfl|lane|(?i:warp)|&\s*(31|0x1[fF])\b|%\s*32\b|/\s*32\b|>>\s*5\b|<\s*32\b")
+_MAY_ASSUME_32_NEEDLES = (b"threadIdx", b"__shfl", b"lane", b"warp", b"Warp", b"WARP")
 THREAD_COUNT_NAME = re.compile(
     r"(?i)(thread|block_?size|blockdim|block_?dim|nthreads|num_?threads|threads_?per_?block|block_?threads|\bbs\b|\bnt\b)"
 )
@@ -291,7 +293,7 @@ def device_uses(ctx: FileContext) -> list[Finding]:
 
 
 def _all_uses(ctx: FileContext) -> Iterable[Finding]:
-    if not _MAY_ASSUME_32.search(ctx.source.data):
+    if not search_fast(ctx.source.data, _MAY_ASSUME_32_NEEDLES, _MAY_ASSUME_32):
         return
     yield from _arithmetic(ctx)
     yield from _shuffles(ctx)
@@ -430,6 +432,8 @@ _WARP_LEVEL = re.compile(
     rb"__shfl|__ballot|__any|__all|__activemask|__syncwarp|__match_|__reduce_\w+_sync|tiled_partition|thread_block_tile"
     rb"|__lane_id|%%laneid|\.shfl|\b\w*[Ww]arp\w*\s*(?:<[^;()]*>)?\s*\("  # or a call to a warp-level helper
 )
+_WARP_LEVEL_NEEDLES = (b"__shfl", b"__ballot", b"__any", b"__all", b"__activemask", b"__syncwarp", b"__match_",
+                       b"tiled_partition", b"thread_block_tile", b"__lane_id", b"%%laneid", b".shfl")  # fmt: skip
 
 
 def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
@@ -438,7 +442,7 @@ def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
     Without either, `threadIdx.x / 32` is only a 2-D mapping of a block (rows of 32), which
     means the same on any wavefront width.
     """
-    if ctx.once("warp-level operations", lambda: _WARP_LEVEL.search(ctx.source.data) is not None):
+    if ctx.once("warp-level operations", lambda: search_fast(ctx.source.data, _WARP_LEVEL_NEEDLES, _WARP_LEVEL)):
         return True
     owner = enclosing(node, ("init_declarator", "assignment_expression"))
     target = owner and (owner.child_by_field_name("declarator") or owner.child_by_field_name("left"))
