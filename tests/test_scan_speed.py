@@ -12,7 +12,7 @@ import pytest
 from porter.parse import parse
 from porter.rules import arch_guard, async_copy, branches, library, numeric_format, warp_size
 from porter.rules.consteval import struct_sizes
-from porter.rules.patterns import finditer, finditer_each, word_led
+from porter.rules.patterns import finditer, finditer_each, search_fast, word_led
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile
 
@@ -146,3 +146,14 @@ def test_search_fast_needles_are_matches_of_their_regex():
     ):
         for needle in needles:
             assert regex.fullmatch(needle) or regex.search(needle), needle
+
+
+def test_search_fast_answers_as_the_regex():
+    """With the needles and the parts every other match holds, on real code and on near misses."""
+    near = [b"__reduce_add_sync(m, v)", b"myWarpReduce<T>(x)", b"warp_sum (x)", b"Warp", b"__reduce_", b"arp("]
+    for data in [*_inputs(), *near]:
+        for regex, needles, rest in (
+            (warp_size._WARP_LEVEL, warp_size._WARP_LEVEL_NEEDLES, warp_size._WARP_LEVEL_REST),
+            (warp_size._MAY_ASSUME_32, warp_size._MAY_ASSUME_32_NEEDLES, ()),
+        ):
+            assert search_fast(data, needles, regex, rest) == (regex.search(data) is not None), data[:60]

@@ -86,11 +86,17 @@ def search(regex: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:
     return next(finditer(regex, data), None)
 
 
-def search_fast(data: bytes, needles: Iterable[bytes], regex: re.Pattern[bytes]) -> bool:
-    """`regex.search(data)` as a yes or no, where each needle is a match of `regex` by itself: a
-    needle found with `in` (a memchr scan) answers at once; the regex, tried at every byte when its
-    alternatives lead differently, runs only where no needle is present."""
-    return any(needle in data for needle in needles) or regex.search(data) is not None
+def search_fast(
+    data: bytes, needles: Iterable[bytes], regex: re.Pattern[bytes], requires: tuple[bytes, ...] = ()
+) -> bool:
+    """`regex.search(data)` as a yes or no, found with `in` (a memchr scan) where it can be: each of
+    `needles` is a match of `regex` by itself, and every other match holds one of `requires` (when
+    given). The regex, tried at every byte when its alternatives lead differently, runs last."""
+    if any(needle in data for needle in needles):
+        return True
+    if requires and not any(part in data for part in requires):
+        return False
+    return regex.search(data) is not None
 
 
 @dataclass(frozen=True)

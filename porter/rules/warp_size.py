@@ -434,6 +434,7 @@ _WARP_LEVEL = re.compile(
 )
 _WARP_LEVEL_NEEDLES = (b"__shfl", b"__ballot", b"__any", b"__all", b"__activemask", b"__syncwarp", b"__match_",
                        b"tiled_partition", b"thread_block_tile", b"__lane_id", b"%%laneid", b".shfl")  # fmt: skip
+_WARP_LEVEL_REST = (b"__reduce_", b"arp")  # what each of its other matches holds
 
 
 def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
@@ -442,7 +443,10 @@ def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
     Without either, `threadIdx.x / 32` is only a 2-D mapping of a block (rows of 32), which
     means the same on any wavefront width.
     """
-    if ctx.once("warp-level operations", lambda: search_fast(ctx.source.data, _WARP_LEVEL_NEEDLES, _WARP_LEVEL)):
+    if ctx.once(
+        "warp-level operations",
+        lambda: search_fast(ctx.source.data, _WARP_LEVEL_NEEDLES, _WARP_LEVEL, _WARP_LEVEL_REST),
+    ):
         return True
     owner = enclosing(node, ("init_declarator", "assignment_expression"))
     target = owner and (owner.child_by_field_name("declarator") or owner.child_by_field_name("left"))
