@@ -8,6 +8,7 @@ context where the tree is broken. The libclang layer (porter.clang) deepens file
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -54,16 +55,19 @@ def _root_of(node: tree_sitter.Node) -> tree_sitter.Node:
     return node
 
 
+_START, _END = operator.attrgetter("start_byte"), operator.attrgetter("end_byte")
+
+
 def _indexed(node: tree_sitter.Node) -> dict[str, tuple[list[int], list[tree_sitter.Node]]]:
     root = _root_of(node)
     if _index["root"] is None or _index["root"].id != root.id or _index["root"].end_byte != root.end_byte:
-        pattern = "[" + " ".join(f"({t})" for t in INDEXED_TYPES) + "] @n"
-        found: dict[str, list[tree_sitter.Node]] = {}
-        for item in tree_sitter.QueryCursor(query(pattern)).captures(root).get("n", []):
-            found.setdefault(item.type, []).append(item)
+        pattern = " ".join(f"({t}) @{t}" for t in INDEXED_TYPES)  # one capture per type: grouped in C
         index = {}
-        for kind, nodes in found.items():
-            nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+        for kind, nodes in tree_sitter.QueryCursor(query(pattern)).captures(root).items():
+            # in source order, an outer node before an inner one that starts with it: two stable
+            # sorts by C-level keys, where one by a (start, -end) tuple built per node cost twice as much
+            nodes.sort(key=_END, reverse=True)
+            nodes.sort(key=_START)
             index[kind] = ([n.start_byte for n in nodes], nodes)
         _index.update(root=root, nodes=index)
     return _index["nodes"]

@@ -387,7 +387,11 @@ class DeviceFacts:
     ) -> dict[str, list[tuple[tree_sitter.Node, tree_sitter.Node, str, tree_sitter.Node]]]:
         grouped: dict[str, list] = defaultdict(list)
         for node in captures("(binary_expression) @b", self.root).get("b", []) if self.root is not None else []:
-            left, operator, right = (node.child_by_field_name(name) for name in ("left", "operator", "right"))
+            children = node.children  # one call, where three field lookups cost three
+            if len(children) == 3 and not children[1].is_named:  # left, operator, right: no comment between
+                left, operator, right = children
+            else:
+                left, operator, right = (node.child_by_field_name(name) for name in ("left", "operator", "right"))
             if left is not None and operator is not None and right is not None:
                 grouped[operator.type].append((node, left, operator.type, right))
         return grouped
