@@ -3,16 +3,19 @@ table-name pre-filter what one pattern over every start finds, and struct sizes 
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
+import porter.rules
 from porter.parse import parse
 from porter.rules import arch_guard, async_copy, branches, library, numeric_format, warp_size
 from porter.rules.consteval import struct_sizes
-from porter.rules.patterns import finditer, finditer_each, search_fast, word_led
+from porter.rules.patterns import finditer, finditer_each, lead_literals, search_fast, word_led
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile
 
@@ -157,3 +160,37 @@ def test_search_fast_answers_as_the_regex():
             (warp_size._MAY_ASSUME_32, warp_size._MAY_ASSUME_32_NEEDLES, ()),
         ):
             assert search_fast(data, needles, regex, rest) == (regex.search(data) is not None), data[:60]
+
+
+def _rule_patterns() -> list[re.Pattern[bytes]]:
+    """Every bytes pattern a rule module holds, alone or in a tuple (as a Pattern's regex too)."""
+    found = []
+    for info in pkgutil.iter_modules(porter.rules.__path__):
+        module = importlib.import_module(f"porter.rules.{info.name}")
+        for value in vars(module).values():
+            for item in value if isinstance(value, tuple) else (value,):
+                regex = getattr(item, "regex", item)
+                if isinstance(regex, re.Pattern) and isinstance(regex.pattern, bytes):
+                    found.append(regex)
+    return found
+
+
+def test_every_rule_pattern_finds_through_finditer_what_the_regex_finds():
+    """finditer picks a way per pattern (tried from its leads, word-led, or the regex itself): each
+    must give the regex's own matches."""
+    patterns = _rule_patterns()
+    assert sum(1 for regex in patterns if lead_literals(regex)) >= 5  # the lead path is exercised
+    near = b"cudaFuncAttributeRequiredClusterWidth this_cluster ( CUtensorMapX xcute::a cute ::b thrust :: cuda::x"
+    for data in [*_inputs(), near]:
+        for regex in patterns:
+            assert [m.span() for m in finditer(regex, data)] == [m.span() for m in regex.finditer(data)], regex.pattern
+
+
+def test_lead_literals_only_where_every_match_must_start_with_one():
+    assert lead_literals(re.compile(rb"(?<![\w$])abc\s*::|(?<![\w$])(?:defg|hij)\b")) == (b"abc", b"defg", b"hij")
+    assert lead_literals(re.compile(rb"(?<=[<\"])cuda\.h(?=[>\"])")) == (b"cuda.h",)  # `\.` is a dot
+    assert lead_literals(re.compile(rb"abcd?e|xyz")) == (b"abc", b"xyz")  # `d` may be absent
+    assert lead_literals(re.compile(rb"(?:abc)?def|xyz")) is None  # an optional group leads nothing
+    assert lead_literals(re.compile(rb"abc|\d+")) is None
+    assert lead_literals(re.compile(rb"abc|xy")) is None  # a lead too short to be worth finding
+    assert lead_literals(re.compile(rb"abc|xyz", re.IGNORECASE)) is None

@@ -58,7 +58,11 @@ def _top_level_alternatives(regex: bytes) -> list[bytes]:
 
 
 def finditer(regex: re.Pattern[bytes], data: bytes):
-    """The matches of `regex.finditer(data)`, found faster where the regex is word-led."""
+    """The matches of `regex.finditer(data)`, found faster where the regex is led by literals or is word-led."""
+    leads = lead_literals(regex)
+    if leads is not None and len({lead[:1] for lead in leads}) > 1:
+        yield from _finditer_from_leads(regex, data, leads)
+        return
     fast = word_led(regex)
     if fast is None:
         yield from regex.finditer(data)
@@ -73,6 +77,112 @@ def finditer(regex: re.Pattern[bytes], data: bytes):
             continue
         yield match
         position = match.end() if match.end() > match.start() else match.end() + 1
+
+
+def _finditer_from_leads(regex: re.Pattern[bytes], data: bytes, leads: tuple[bytes, ...]):
+    """`regex.finditer(data)` where every match starts with one of `leads`: the leads are found by a
+    fast scan (`bytes.find`) and the regex is tried at those places only, in order, each from the
+    end of the last match, as finditer goes. An alternation over different leads would be tried at
+    every byte (0.04 s for one over a 5 MB tree, against 0.01 s)."""
+    starts = set()
+    for lead in set(leads):
+        index = data.find(lead)
+        while index >= 0:
+            starts.add(index)
+            index = data.find(lead, index + 1)
+    position = 0
+    for start in sorted(starts):
+        if start < position:
+            continue
+        match = regex.match(data, start)  # a lookbehind still sees the bytes before `start`
+        if match is not None:
+            yield match
+            position = max(match.end(), start + 1)
+
+
+_META = frozenset(b"\\.^$*+?{}[]()|")
+_OPTIONAL = frozenset(b"*?{")
+MIN_LEAD = 3  # shorter leads occur so often that trying the regex at each costs more than it saves
+
+
+@cache
+def lead_literals(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
+    """The literal text every match of `regex` starts with, one per alternative (a leading
+    lookbehind skipped, a leading group of alternatives looked into); None where an alternative
+    starts otherwise, or a lead is shorter than MIN_LEAD, or the regex ignores case."""
+    if regex.flags & re.IGNORECASE:
+        return None
+    leads = _alternative_leads(regex.pattern)
+    return tuple(leads) if leads and all(len(lead) >= MIN_LEAD for lead in leads) else None
+
+
+def _alternative_leads(pattern: bytes) -> list[bytes] | None:
+    leads = []
+    for alternative in _top_level_alternatives(pattern):
+        body = _after_lookbehind(alternative)
+        if body.startswith((b"(?:", b"(")) and not body.startswith((b"(?<", b"(?=", b"(?!", b"(?P", b"(?i", b"(?#")):
+            close = _closing(body)
+            if close is None or body[close + 1 : close + 2] in (b"?", b"*", b"{"):
+                return None  # an optional group: its alternatives need not lead
+            inner = _alternative_leads(body[(3 if body.startswith(b"(?:") else 1) : close])
+            if inner is None:
+                return None
+            leads += inner
+            continue
+        lead = _literal_prefix(body)
+        if not lead:
+            return None
+        leads.append(lead)
+    return leads
+
+
+def _after_lookbehind(alternative: bytes) -> bytes:
+    while alternative.startswith((b"(?<=", b"(?<!")):
+        close = _closing(alternative)
+        if close is None:
+            return alternative
+        alternative = alternative[close + 1 :]
+    return alternative
+
+
+def _closing(text: bytes) -> int | None:
+    """The index of the `)` closing the group `text` opens."""
+    depth, escaped, in_class = 0, False, False
+    for index, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif char == ord("\\"):
+            escaped = True
+        elif in_class:
+            in_class = char != ord("]")
+        elif char == ord("["):
+            in_class = True
+        elif char == ord("("):
+            depth += 1
+        elif char == ord(")"):
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+def _literal_prefix(body: bytes) -> bytes:
+    """The plain characters `body` starts with (`\\:` counts as `:`; `\\s`, a class or a group ends it;
+    a character a quantifier makes optional is left out)."""
+    lead, index = bytearray(), 0
+    while index < len(body):
+        char, step = body[index], 1
+        if char == ord("\\"):
+            if index + 1 >= len(body) or chr(body[index + 1]).isalnum():
+                break  # `\\s`, `\\d`, `\\b`...: a class or an assertion, not a character
+            char, step = body[index + 1], 2
+        elif char in _META:
+            break
+        if body[index + step : index + step + 1] and body[index + step] in _OPTIONAL:
+            break
+        lead.append(char)
+        index += step
+    return bytes(lead)
 
 
 def finditer_each(regexes: Iterable[re.Pattern[bytes]], data: bytes) -> list[re.Match[bytes]]:
