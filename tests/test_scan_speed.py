@@ -15,7 +15,7 @@ import porter.rules
 from porter.parse import parse
 from porter.rules import arch_guard, async_copy, branches, library, numeric_format, warp_size
 from porter.rules.consteval import struct_sizes
-from porter.rules.patterns import finditer, finditer_each, lead_literals, search_fast, word_led
+from porter.rules.patterns import finditer, finditer_at, finditer_each, lead_literals, search_fast, word_led
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile
 
@@ -194,3 +194,19 @@ def test_lead_literals_only_where_every_match_must_start_with_one():
     assert lead_literals(re.compile(rb"abc|\d+")) is None
     assert lead_literals(re.compile(rb"abc|xy")) is None  # a lead too short to be worth finding
     assert lead_literals(re.compile(rb"abc|xyz", re.IGNORECASE)) is None
+
+
+def test_major_variables_found_from_identifier_starts():
+    near = b"if (cc_major >= 9) x; y = dev.major > 8; if (xmajor == 1) z; sm_major<=7; p->major==9; a_b_major != 8"
+    for data in [*_inputs(), near, near.replace(b" ", b"\n")]:
+        starts = arch_guard._identifier_starts(data, b"major")
+        found = finditer_at(arch_guard._MAJOR_VARIABLE, data, starts)
+        assert [m.span() for m in found] == [m.span() for m in arch_guard._MAJOR_VARIABLE.finditer(data)]
+
+
+def test_arch_comparisons_found_from_their_starts():
+    near = b"#if 800 <= __CUDA_ARCH__\n__CUDA_ARCH__>=700 x8>__CUDA_ARCH__ 9 =>__CUDA_ARCH__ 12\n!=\t__CUDA_ARCH__ 1<2<__CUDA_ARCH__"
+    for data in [*_inputs(), near]:
+        starts = arch_guard._arch_comparison_starts(data)
+        found = finditer_at(arch_guard._ARCH_COMPARISON, data, starts)
+        assert [m.span() for m in found] == [m.span() for m in arch_guard._ARCH_COMPARISON.finditer(data)]

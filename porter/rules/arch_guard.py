@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import Context, captures
 from porter.rules.base import FileContext, Rule
-from porter.rules.patterns import CODE_CONTEXTS, finditer, search
+from porter.rules.patterns import CODE_CONTEXTS, finditer, finditer_at, search
 from porter.source import FileKind, encoded_length
 
 ARCH_VALUE = Rule(
@@ -80,6 +80,55 @@ _VERSION = re.compile(
 _CAPABILITY_READS = (b"DeviceProperties", b"ComputeCapability", b"getDeviceCapability")  # or a member `major`
 
 
+_BLANK_BYTES = b" \t\n\r\x0b\x0c"  # what `\s` matches in a bytes pattern
+
+
+def _arch_comparison_starts(data: bytes) -> list[int]:
+    """Every place an _ARCH_COMPARISON match can start: each `__CUDA_ARCH__`, and the digits of a
+    number compared with it from the left (`800 <= __CUDA_ARCH__`), found by looking back over
+    blanks, the operator and blanks. The regex's second alternative, led by `\\d+`, would be tried
+    at every byte."""
+    starts = []
+    index = data.find(b"__CUDA_ARCH__")
+    while index >= 0:
+        starts.append(index)
+        before = index
+        while before > 0 and data[before - 1] in _BLANK_BYTES:
+            before -= 1
+        operator = before
+        while operator > 0 and before - operator < 2 and data[operator - 1] in b"<>=!":
+            operator -= 1
+        if operator < before:
+            digits_end = operator
+            while digits_end > 0 and data[digits_end - 1] in _BLANK_BYTES:
+                digits_end -= 1
+            digits = digits_end
+            while digits > 0 and data[digits - 1 : digits].isdigit():
+                digits -= 1
+            starts.extend(range(digits, digits_end))
+        index = data.find(b"__CUDA_ARCH__", index + 1)
+    return starts
+
+
+def _names_capability(data: bytes) -> bool:
+    """Does `data` hold one of _CAPABILITY's two names?"""
+    return b"cudaDevAttrComputeCapabilityMajor" in data or b"getDeviceCapability" in data
+
+
+def _identifier_starts(data: bytes, word: bytes) -> list[int]:
+    """Where each identifier holding `word` starts: every _MAJOR_VARIABLE match starts so, and
+    the regex, led by a lookbehind and an optional `\\w*_`, would be tried at every byte."""
+    starts = []
+    index = data.find(word)
+    while index >= 0:
+        start = index
+        while start > 0 and (data[start - 1 : start].isalnum() or data[start - 1] == ord("_")):
+            start -= 1
+        starts.append(start)
+        index = data.find(word, index + 1)
+    return starts
+
+
 def _member_major(data: bytes) -> bool:
     """Does `data` read a member `major` (`(?:\\.|->)\\s*major\\b`)? Every match of _CAPABILITY
     but its two names holds one. Found from each `major`, looking back over blanks: the regex would
@@ -89,7 +138,7 @@ def _member_major(data: bytes) -> bool:
         after = index + len(b"major")
         if not (data[after : after + 1].isalnum() or data[after : after + 1] == b"_"):  # a word boundary after it
             before = index
-            while before > 0 and data[before - 1] in b" \t\n\r\x0b\x0c":
+            while before > 0 and data[before - 1] in _BLANK_BYTES:
                 before -= 1
             if data[before - 1 : before] == b"." or data[max(before - 2, 0) : before] == b"->":
                 return True
@@ -159,9 +208,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         yield from _version_tests(ctx)
     if b"major" in data or b"Capability" in data:
         member_major = _member_major(data)
-        matches = list(_CAPABILITY.finditer(data)) if member_major or b"Capability" in data else []
+        matches = list(_CAPABILITY.finditer(data)) if member_major or _names_capability(data) else []
         if member_major or any(word in data for word in _CAPABILITY_READS):
-            matches += list(_MAJOR_VARIABLE.finditer(data))
+            matches += list(finditer_at(_MAJOR_VARIABLE, data, _identifier_starts(data, b"major")))
         for match in sorted(matches, key=lambda m: m.start()):
             if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS and not ctx.device.is_device_code(
                 ctx.parsed.root.descendant_for_byte_range(match.start(), match.end())
@@ -185,7 +234,7 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
         finding = _guard_finding(ctx, node, *head)
         if finding is not None:
             yield finding
-    for match in _ARCH_COMPARISON.finditer(data):  # value tests in code: `if (__CUDA_ARCH__ >= 800)`
+    for match in finditer_at(_ARCH_COMPARISON, data, _arch_comparison_starts(data)):  # `if (__CUDA_ARCH__ >= 800)`
         if any(start <= match.start() < end for start, end in in_guards):
             continue
         if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
