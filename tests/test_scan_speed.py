@@ -13,7 +13,7 @@ import pytest
 
 import porter.rules
 from porter.parse import parse
-from porter.rules import arch_guard, async_copy, branches, library, numeric_format, warp_size
+from porter.rules import arch_guard, async_copy, branches, cooperative_groups, library, numeric_format, warp_size
 from porter.rules.consteval import struct_sizes
 from porter.rules.patterns import finditer, finditer_at, finditer_each, lead_literals, search_fast, word_led
 from porter.rules.tables import load_tables
@@ -210,3 +210,22 @@ def test_arch_comparisons_found_from_their_starts():
         starts = arch_guard._arch_comparison_starts(data)
         found = finditer_at(arch_guard._ARCH_COMPARISON, data, starts)
         assert [m.span() for m in found] == [m.span() for m in arch_guard._ARCH_COMPARISON.finditer(data)]
+
+
+def test_cooperative_groups_calls_found_from_their_starts():
+    near = (
+        b"namespace cg = cooperative_groups; cg::reduce(t, v, op); cooperative_groups :: inclusive_scan<int>(t)\n"
+        b"x.reduce(a); y::reduce(b); reduce (c); auto g = cg::this_grid(); cg::sync(g); sync( g ); ns::sync(g) xsync(g)"
+    )
+    for data in [*_inputs(), near]:
+        namespaces = cooperative_groups._namespaces(data)
+        for using in (False, True):
+            qualified = cooperative_groups._qualified(namespaces, using)
+            found = cooperative_groups._checked_calls(data, namespaces, qualified)
+            whole = cooperative_groups._checked_pattern(qualified).finditer(data)
+            assert [m.span() for m in found] == [m.span() for m in whole]
+        grids = {"g", "grid"}
+        found = cooperative_groups._free_syncs(data, grids)
+        assert [m.span() for m in found] == [
+            m.span() for m in cooperative_groups._free_sync_pattern(grids).finditer(data)
+        ]

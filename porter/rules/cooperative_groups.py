@@ -8,7 +8,7 @@ from functools import cache
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
-from porter.rules.patterns import CODE_CONTEXTS
+from porter.rules.patterns import CODE_CONTEXTS, finditer, finditer_at, literal_starts
 from porter.rules.tables import read_data
 from porter.targets import RocmVersion
 
@@ -97,12 +97,10 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         yield MISSING_API.finding(
             ctx, match.start(1), match.end(1), f"`<{match.group(1).decode()}>` has no HIP counterpart"
         )
-    prefix = "|".join(re.escape(n) for n in _namespaces(data))
+    namespaces = _namespaces(data)
     using = bool(re.search(rb"using\s+namespace\s+(?:::)?cooperative_groups\s*;", data))
-    qualified = rf"(?:(?:{prefix})\s*::\s*){'?' if using else ''}"
-    names = "|".join(_CHECKED)
-    pattern = re.compile(rf"(?<![\w$.>:]){qualified}(?<![\w$])({names})\b\s*[<(]".encode())
-    for match in pattern.finditer(data):
+    qualified = _qualified(namespaces, using)
+    for match in _checked_calls(data, namespaces, qualified):
         yield from _missing(ctx, match, match.group(1).decode(), table, rocm)
     for match in re.finditer(rf"\.\s*({'|'.join(_METHODS)})\s*\(\s*\)".encode(), data):
         yield from _missing(ctx, match, match.group(1).decode(), table, rocm)
@@ -114,7 +112,7 @@ def _auto_tiles(ctx: FileContext, qualified: str, rocm) -> Iterable[Finding]:
     pattern = re.compile(
         rf"(?<![\w$])(auto)(\s+\w+\s*=\s*)({qualified})tiled_partition\s*<\s*([^<>()]+?)\s*>\s*\(".encode()
     )
-    for match in pattern.finditer(ctx.source.data):
+    for match in finditer(pattern, ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
             continue
         qualifier, size = (match.group(n).decode("utf-8", "surrogateescape") for n in (3, 4))
@@ -157,22 +155,63 @@ def _grid_variables(data: bytes):
         position = data.find(b"this_grid", end)
 
 
+def _qualified(namespaces: list[str], using: bool) -> str:
+    """The namespace before a name: optional under `using namespace cooperative_groups`."""
+    prefix = "|".join(re.escape(n) for n in namespaces)
+    return rf"(?:(?:{prefix})\s*::\s*){'?' if using else ''}"
+
+
+def _checked_calls(data: bytes, namespaces: list[str], qualified: str):
+    """The uses of the names in _CHECKED. A match starts at a namespace or at a name: the regex,
+    led by lookbehinds, is tried there only (at every byte it cost more than the rest of the rule)."""
+    starts = literal_starts(data, [n.encode() for n in (*namespaces, *_CHECKED)])
+    return finditer_at(_checked_pattern(qualified), data, starts)
+
+
+def _checked_pattern(qualified: str) -> re.Pattern[bytes]:
+    names = "|".join(_CHECKED)
+    return re.compile(rf"(?<![\w$.>:]){qualified}(?<![\w$])({names})\b\s*[<(]".encode())
+
+
+def _free_syncs(data: bytes, grids: set[str]):
+    """`sync(grid)` and `ns::sync(grid)` for the file's grid variables."""
+    return finditer_at(_free_sync_pattern(grids), data, _sync_call_starts(data))
+
+
+def _free_sync_pattern(grids: set[str]) -> re.Pattern[bytes]:
+    alternatives = b"|".join(re.escape(g.encode()) for g in sorted(grids))
+    return re.compile(rb"(?<![\w$.])(?:[\w]+::)?sync\s*\(\s*(?:" + alternatives + rb")\s*\)")
+
+
+def _sync_call_starts(data: bytes) -> list[int]:
+    """Where a free `sync(grid)` or `ns::sync(grid)` can start: each `sync`, and the name before
+    `::` in front of it. The regex, led by a lookbehind and an optional `\\w+::`, would be tried at every byte."""
+    starts = []
+    for index in sorted(literal_starts(data, [b"sync"])):
+        starts.append(index)
+        if data[max(index - 2, 0) : index] == b"::":
+            start = index - 2
+            while start > 0 and (data[start - 1 : start].isalnum() or data[start - 1] == ord("_")):
+                start -= 1
+            starts.append(start)
+    return starts
+
+
 def _grid_syncs(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     if b"this_grid" not in data:
         return
     grids = {m.group(1).decode() for m in _grid_variables(data)}
-    calls = [rb"this_grid\s*\(\s*\)\s*\.\s*sync\s*\(\s*\)"]
-    calls += [rb"(?<![\w$])" + re.escape(g.encode()) + rb"\s*\.\s*sync\s*\(\s*\)" for g in grids]
-    calls += (
-        [rb"(?<![\w$.])(?:[\w]+::)?sync\s*\(\s*(?:" + b"|".join(re.escape(g.encode()) for g in grids) + rb")\s*\)"]
-        if grids
-        else []
-    )
+    calls = [finditer(re.compile(rb"this_grid\s*\(\s*\)\s*\.\s*sync\s*\(\s*\)"), data)]
+    calls += [
+        finditer(re.compile(rb"(?<![\w$])" + re.escape(g.encode()) + rb"\s*\.\s*sync\s*\(\s*\)"), data) for g in grids
+    ]
+    if grids:
+        calls.append(_free_syncs(data, grids))
     cooperative = b"LaunchCooperativeKernel" in data
     chevrons = b"<<<" in data
-    for regex in calls:
-        for match in re.finditer(regex, data):
+    for found in calls:
+        for match in found:
             if ctx.parsed.context_at(match.start(), match.end()) not in CODE_CONTEXTS:
                 continue
             if chevrons and not cooperative:

@@ -83,13 +83,18 @@ def _finditer_from_leads(regex: re.Pattern[bytes], data: bytes, leads: tuple[byt
     """`regex.finditer(data)` where every match starts with one of `leads`, found by a fast scan
     (`bytes.find`): an alternation over different leads would be tried at every byte (0.04 s for
     one over a 5 MB tree, against 0.01 s)."""
+    return finditer_at(regex, data, literal_starts(data, leads))
+
+
+def literal_starts(data: bytes, literals: Iterable[bytes]) -> set[int]:
+    """Every place one of `literals` occurs in `data`, overlaps included."""
     starts = set()
-    for lead in set(leads):
-        index = data.find(lead)
+    for literal in set(literals):
+        index = data.find(literal)
         while index >= 0:
             starts.add(index)
-            index = data.find(lead, index + 1)
-    return finditer_at(regex, data, starts)
+            index = data.find(literal, index + 1)
+    return starts
 
 
 def finditer_at(regex: re.Pattern[bytes], data: bytes, starts: Iterable[int]):
