@@ -145,6 +145,7 @@ class FunctionInfo:
     is_device: bool  # __global__ or __device__ (or inside a __device__ lambda)
     is_kernel: bool
     classes: dict[str, set[VarClass]] = field(default_factory=lambda: defaultdict(set))
+    classified: bool = False  # its classes worked out (DeviceFacts._classify)
     declared_types: dict[str, tree_sitter.Node] = field(default_factory=dict)
 
 
@@ -272,29 +273,43 @@ class DeviceFacts:
         return bindings
 
     @cached_property
-    def classified(self) -> bool:
-        """Classify every bound variable, iterating until nothing changes (chains of copies)."""
+    def _bindings_by_function(self) -> dict[int, list[tuple[str, tree_sitter.Node]]]:
+        grouped: dict[int, list[tuple[str, tree_sitter.Node]]] = defaultdict(list)
+        for function, name, value in self._bindings:
+            grouped[id(function)].append((name, value))
+        return grouped
+
+    def _classify(self, function: FunctionInfo) -> None:
+        """Classify the function's bound variables, iterating until nothing changes (chains of copies).
+
+        One function at a time, when a rule first asks about it: a function's classes follow from
+        its own bindings and the file scope's, so the functions no rule asks about (most of a large
+        file) are never classified."""
+        if function.classified:
+            return
+        function.classified = True
+        if function.node is not None:
+            self._classify(self.file_scope)
         # each value's text is read and shaped once; the rounds only pass classes along names
         shaped = [
-            (function, name, shape)
-            for function, name, value in self._bindings
+            (name, shape)
+            for name, value in self._bindings_by_function.get(id(function), ())
             if (shape := self._shape_of(self.source.text(value.start_byte, value.end_byte), name)).names
             or shape.own
             or shape.reads_thread  # a value with none of these gets no class, however often asked
         ]
         for _ in range(4):
             changed = False
-            for function, name, shape in shaped:
+            for name, shape in shaped:
                 new = self._classes_of_shape(shape, function)
                 if not new <= function.classes[name]:
                     function.classes[name] |= new
                     changed = True
             if not changed:
                 break
-        return True
 
     def var_classes(self, function: FunctionInfo, name: str) -> set[VarClass]:
-        assert self.classified
+        self._classify(function)
         classes = set(function.classes.get(name, set()))
         if function.node is not None:
             classes |= self.file_scope.classes.get(name, set())
@@ -308,6 +323,7 @@ class DeviceFacts:
     def classes_of_expression(
         self, node: tree_sitter.Node, function: FunctionInfo, bound_name: str = ""
     ) -> set[VarClass]:
+        self._classify(function)
         return self._classes_of_shape(
             self._shape_of(self.source.text(node.start_byte, node.end_byte), bound_name), function
         )
@@ -380,7 +396,6 @@ class DeviceFacts:
         function = self.function_of(node)
         if node.type == "identifier":
             return self.var_classes(function, self.source.text(node.start_byte, node.end_byte))
-        assert self.classified
         return self.classes_of_expression(node, function)
 
     # -- binary expressions -------------------------------------------------------------
