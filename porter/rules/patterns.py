@@ -36,8 +36,10 @@ def word_led(regex: re.Pattern[bytes]) -> re.Pattern[bytes] | None:
     return re.compile(b"|".join(a[len(WORD_START) :] for a in alternatives), regex.flags)
 
 
-def _top_level_alternatives(regex: bytes) -> list[bytes]:
-    parts, depth, start, escaped, in_class = [], 0, 0, False, False
+def _syntax(regex: bytes):
+    """(index, character, depth) of each character of a pattern that is neither escaped nor in a
+    class: its grouping and alternation; `depth` counts the groups open before the character."""
+    depth, escaped, in_class = 0, False, False
     for index, char in enumerate(regex):
         if escaped:
             escaped = False
@@ -47,11 +49,15 @@ def _top_level_alternatives(regex: bytes) -> list[bytes]:
             in_class = char != ord("]")
         elif char == ord("["):
             in_class = True
-        elif char == ord("("):
-            depth += 1
-        elif char == ord(")"):
-            depth -= 1
-        elif char == ord("|") and depth == 0:
+        else:
+            yield index, char, depth
+            depth += (char == ord("(")) - (char == ord(")"))
+
+
+def _top_level_alternatives(regex: bytes) -> list[bytes]:
+    parts, start = [], 0
+    for index, char, depth in _syntax(regex):
+        if char == ord("|") and depth == 0:
             parts.append(regex[start:index])
             start = index + 1
     return [*parts, regex[start:]]
@@ -157,23 +163,7 @@ def _after_lookbehind(alternative: bytes) -> bytes:
 
 def _closing(text: bytes) -> int | None:
     """The index of the `)` closing the group `text` opens."""
-    depth, escaped, in_class = 0, False, False
-    for index, char in enumerate(text):
-        if escaped:
-            escaped = False
-        elif char == ord("\\"):
-            escaped = True
-        elif in_class:
-            in_class = char != ord("]")
-        elif char == ord("["):
-            in_class = True
-        elif char == ord("("):
-            depth += 1
-        elif char == ord(")"):
-            depth -= 1
-            if depth == 0:
-                return index
-    return None
+    return next((index for index, char, depth in _syntax(text) if char == ord(")") and depth == 1), None)
 
 
 def _literal_prefix(body: bytes) -> bytes:
