@@ -105,6 +105,7 @@ def _constant(name: str, constants: dict[str, int]) -> str:
     return name if value is None else str(value)
 
 
+_CONST_QUALIFIER = re.compile(rb"\b(constexpr|const)\b")
 _PLAIN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*))\s*")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/")
 _SIZEOF = re.compile(r"\bsizeof\s*\(\s*([\w\s]+?)\s*\)")
@@ -153,11 +154,12 @@ def file_constants(
         if value is not None:
             definitions.append((name_node.start_byte, _text(source, name_node), _text(source, value)))
     for declarator in captures("(init_declarator) @i", root).get("i", []):
-        declaration = declarator.parent
-        name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
-        if declaration is None or name is None or value is None or name.type != "identifier":
+        declaration = declarator.parent  # the qualifiers first: most declarations are not constants
+        qualifiers = source.data[declaration.start_byte : declarator.start_byte] if declaration is not None else b""
+        if b"const" not in qualifiers or not _CONST_QUALIFIER.search(qualifiers):
             continue
-        if re.search(rb"\b(constexpr|const)\b", source.data[declaration.start_byte : declarator.start_byte]):
+        name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+        if name is not None and value is not None and name.type == "identifier":
             definitions.append((declarator.start_byte, _text(source, name), _text(source, value)))
     for enumerator in captures("(enumerator) @e", root).get("e", []):
         name, value = enumerator.child_by_field_name("name"), enumerator.child_by_field_name("value")

@@ -189,10 +189,13 @@ def _mask_definitions(ctx: FileContext) -> Iterable[Finding]:
                 edits=(Edit(start, end, portable.FULL_MASK.encode()),),
             )
     for declarator in captures("(init_declarator) @i", root).get("i", []):
-        name_node, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
-        if name_node is None or value is None or name_node.type != "identifier":
+        name_node = declarator.child_by_field_name("declarator")  # the name first: few are masks
+        if name_node is None or name_node.type != "identifier":
             continue
-        if MASK_NAME.search(ctx.source.text(name_node.start_byte, name_node.end_byte)) and _is_full_mask_32(ctx, value):
+        if not MASK_NAME.search(ctx.source.text(name_node.start_byte, name_node.end_byte)):
+            continue
+        value = declarator.child_by_field_name("value")
+        if value is not None and _is_full_mask_32(ctx, value):
             yield FULL_MASK_32.finding(
                 ctx, value.start_byte, value.end_byte, "a 32-bit all-lanes mask constant", edits=_mask_edit(value)
             )

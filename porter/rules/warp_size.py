@@ -926,6 +926,9 @@ def _bit_counting_constants(ctx: FileContext) -> set[str]:
     return names
 
 
+_CONSTANT_QUALIFIER = re.compile(rb"\b(const|constexpr|static)\b")
+
+
 def _definitions(ctx: FileContext) -> Iterable[tuple[str, Finding]]:
     """Every constant the file defines as 32, 31, 16 or 5: WRP006 should its uses settle it a warp width."""
     root = ctx.parsed.root
@@ -936,9 +939,8 @@ def _definitions(ctx: FileContext) -> Iterable[tuple[str, Finding]]:
             yield from _constant_finding(ctx, name, value_node, raw=True)
     for declarator in captures("(init_declarator) @i", root).get("i", []):
         declaration = declarator.parent
-        if declaration is None or not re.search(
-            rb"\b(const|constexpr|static)\b", ctx.source.data[declaration.start_byte : declarator.start_byte]
-        ):
+        qualifiers = ctx.source.data[declaration.start_byte : declarator.start_byte] if declaration is not None else b""
+        if not (b"const" in qualifiers or b"static" in qualifiers) or not _CONSTANT_QUALIFIER.search(qualifiers):
             continue
         name_node = declarator.child_by_field_name("declarator")
         if name_node is not None and name_node.type == "identifier":
