@@ -228,8 +228,12 @@ def pattern(
 
 def find_patterns(ctx: FileContext, patterns: Iterable[Pattern]) -> Iterable[Finding]:
     data = ctx.source.data
+    present: dict[bytes, bool] = {}  # a needle several patterns share is looked for once
     for item in patterns:
-        if item.needles and not any(needle in data for needle in item.needles):
+        if item.needles and not any(
+            present[needle] if needle in present else present.setdefault(needle, needle in data)
+            for needle in item.needles
+        ):
             continue
         for match in finditer(item.regex, data):
             if ctx.parsed.context_at(match.start(), match.end()) not in item.contexts:
