@@ -10,7 +10,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import evaluate
-from porter.rules.device import call_arguments
+from porter.rules.device import SET_ATTRIBUTE_CALLS, call_arguments
 from porter.rules.patterns import CODE_CONTEXTS
 from porter.targets import known as targets
 
@@ -133,9 +133,7 @@ def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _attributes(ctx: FileContext) -> Iterable[Finding]:
-    for name, call in ctx.device.calls:
-        if name not in ("cudaFuncSetAttribute", "hipFuncSetAttribute"):
-            continue
+    for _, call in ctx.device.calls_named(SET_ATTRIBUTE_CALLS):
         arguments = call_arguments(call)
         if len(arguments) < 2:
             continue

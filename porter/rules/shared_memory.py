@@ -14,7 +14,7 @@ from porter.findings import Engine, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import TYPE_SIZES, evaluate
-from porter.rules.device import call_arguments
+from porter.rules.device import SET_ATTRIBUTE_CALLS, call_arguments
 from porter.rules.warp_size import warp_constant_names
 from porter.targets import Target
 from porter.targets import known as targets
@@ -198,9 +198,7 @@ def _dynamic(ctx: FileContext, kernels: dict[str, KernelShared], chosen: list[Ta
             .strip()
         )
         yield from _dynamic_finding(ctx, kernels, chosen, kernel_name, arguments[2], constants, "launch")
-    for name, call in ctx.device.calls:
-        if name not in ("cudaFuncSetAttribute", "hipFuncSetAttribute"):
-            continue
+    for _, call in ctx.device.calls_named(SET_ATTRIBUTE_CALLS):
         arguments = call_arguments(call)
         if len(arguments) == 3 and "MaxDynamicSharedMemorySize" in ctx.source.text(
             arguments[1].start_byte, arguments[1].end_byte
