@@ -17,6 +17,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar
 
 from porter.findings import Edit, Engine, Finding, FixKind, Severity
+from porter.rules.consteval import evaluate, named_value
+from porter.rules.device import int_value, literal_value
 from porter.rules.project import ProjectFacts
 from porter.source import SNIPPET_BYTES
 
@@ -155,11 +157,15 @@ class FileContext:
 
     def value_of(self, node) -> int | None:
         """The integer value of an expression node: a literal, or arithmetic over known constants."""
-        from porter.rules.consteval import evaluate, named_value
-        from porter.rules.device import int_value
-
         if node is None:
             return None
+        kind = node.type
+        if kind == "number_literal":  # the common cases first, read without a second look at the node
+            literal = literal_value(self.source.text(node.start_byte, node.end_byte))
+            if literal is not None:
+                return literal
+        elif kind == "identifier" and node.end_byte - node.start_byte <= 200:
+            return named_value(self.source.text(node.start_byte, node.end_byte), self.shared_constants)
         literal = int_value(node, self.source)
         if literal is not None:
             return literal

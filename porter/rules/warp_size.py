@@ -262,7 +262,7 @@ def _warp_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
     value = ctx.value_of(node)
     if value is None or node.type in ("number_literal", "identifier"):
         return value  # a literal or a name holds no `sizeof`
-    return None if "sizeof" in ctx.source.text(node.start_byte, node.end_byte) else value
+    return None if b"sizeof" in ctx.source.data[node.start_byte : node.end_byte] else value
 
 
 def _literal_edit(ctx: FileContext, node: tree_sitter.Node, replacement: str) -> tuple[Edit, ...]:
