@@ -334,16 +334,26 @@ def _size(path: Path) -> int:
         return 0  # reported when the file itself is read
 
 
-def _analyze_star(args: tuple) -> FileResult:
-    result = analyze_file(*args, alone=False)
+# What every file of a run shares (config, deep, use_cache, cap, project constants): a worker gets
+# it once, when it starts, rather than each task carrying a copy to pickle and unpickle.
+_run: tuple = ()
+
+
+def _analyze_in_worker(item: tuple[DiscoveredFile, list[str] | None]) -> FileResult:
+    file, extra_args = item
+    config, deep, use_cache, cap, constants = _run
+    result = analyze_file(file, config, deep, extra_args, use_cache, cap, constants, alone=False)
     gc.collect(1)  # the file's cycles (a context and the facts that point back at it), once it is done
     return result
 
 
-def _start_worker() -> None:
-    """A worker collects cycles once per file (_analyze_star) instead of every 700 allocations: a
-    file's analysis makes hundreds of thousands of objects, and the passes over them cost ~4 % of a
-    scan. What the worker inherited (modules, tables) is frozen out of the collector's view."""
+def _start_worker(run: tuple) -> None:
+    """A worker keeps what the run's files share, and collects cycles once per file
+    (_analyze_in_worker) instead of every 700 allocations: a file's analysis makes hundreds of
+    thousands of objects, and the passes over them cost ~4 % of a scan. What the worker inherited
+    (modules, tables) is frozen out of the collector's view."""
+    global _run
+    _run = run
     gc.freeze()
     gc.disable()
 
@@ -361,28 +371,27 @@ def scan(
     discovery = discover(paths, config)
     database = discovery.compile_commands
     constants = _project_constants(discovery.files)
-    tasks = [
-        (f, config, deep, database.flags_for(f.path) if database else None, use_cache, cap, constants)
-        for f in discovery.files
-    ]
+    items = [(f, database.flags_for(f.path) if database else None) for f in discovery.files]
     jobs = jobs or os.cpu_count() or 1
     results: list[FileResult] = []
-    if jobs == 1 or len(tasks) < PARALLEL_THRESHOLD:
-        for task in tasks:
-            results.append(analyze_file(*task, alone=False))
+    if jobs == 1 or len(items) < PARALLEL_THRESHOLD:
+        for file, extra_args in items:
+            results.append(analyze_file(file, config, deep, extra_args, use_cache, cap, constants, alone=False))
             if progress:
-                progress(task[0].rel)
+                progress(file.rel)
     else:
         # largest files first, in small chunks: a 250 KB header left to the end would keep one
         # core busy while the others wait (the results come back in discovery order all the same)
-        by_size = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][0].path))
+        by_size = sorted(range(len(items)), key=lambda i: -_size(items[i][0].path))
         unordered: dict[int, FileResult] = {}
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker) as pool:
-            chunks = pool.map(_analyze_star, [tasks[i] for i in by_size], chunksize=max(1, len(tasks) // (jobs * 32)))
+        run = (config, deep, use_cache, cap, constants)
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(run,)) as pool:
+            ordered = [items[i] for i in by_size]
+            chunks = pool.map(_analyze_in_worker, ordered, chunksize=max(1, len(items) // (jobs * 32)))
             for index, result in zip(by_size, chunks, strict=True):
                 unordered[index] = result
                 if progress:
                     progress(result.rel)
-        results = [unordered[i] for i in range(len(tasks))]
+        results = [unordered[i] for i in range(len(items))]
     settle_project(results)
     return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)
