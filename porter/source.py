@@ -170,3 +170,11 @@ class SourceFile:
 
     def text(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "surrogateescape")
+
+
+def identifier_start(data: bytes, index: int) -> int:
+    """Where the identifier bytes (`[A-Za-z0-9_]`, a regex's `\\w`) that run up to `index` begin:
+    `index` itself when the byte before it is none of them."""
+    while index > 0 and (data[index - 1 : index].isalnum() or data[index - 1] == ord("_")):
+        index -= 1
+    return index

@@ -194,6 +194,7 @@ def test_lead_literals_only_where_every_match_must_start_with_one():
     assert lead_literals(re.compile(rb"abc|\d+")) is None
     assert lead_literals(re.compile(rb"abc|xy")) is None  # a lead too short to be worth finding
     assert lead_literals(re.compile(rb"abc|xyz", re.IGNORECASE)) is None
+    assert lead_literals(re.compile(rb"a b c|xyz", re.VERBOSE)) is None  # `a b c` matches `abc`
 
 
 def test_major_variables_found_from_identifier_starts():

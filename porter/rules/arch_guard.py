@@ -9,7 +9,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import Context, captures
 from porter.rules.base import FileContext, Rule
 from porter.rules.patterns import CODE_CONTEXTS, finditer, finditer_at, search
-from porter.source import FileKind, encoded_length
+from porter.source import FileKind, encoded_length, identifier_start
 
 ARCH_VALUE = Rule(
     id="ARC001",
@@ -121,10 +121,7 @@ def _identifier_starts(data: bytes, word: bytes) -> list[int]:
     starts = []
     index = data.find(word)
     while index >= 0:
-        start = index
-        while start > 0 and (data[start - 1 : start].isalnum() or data[start - 1] == ord("_")):
-            start -= 1
-        starts.append(start)
+        starts.append(identifier_start(data, index))
         index = data.find(word, index + 1)
     return starts
 

@@ -10,6 +10,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
 from porter.rules.patterns import CODE_CONTEXTS, finditer, finditer_at, literal_starts
 from porter.rules.tables import read_data
+from porter.source import identifier_start
 from porter.targets import RocmVersion
 
 MISSING_API = Rule(
@@ -190,10 +191,7 @@ def _sync_call_starts(data: bytes) -> list[int]:
     for index in sorted(literal_starts(data, [b"sync"])):
         starts.append(index)
         if data[max(index - 2, 0) : index] == b"::":
-            start = index - 2
-            while start > 0 and (data[start - 1 : start].isalnum() or data[start - 1] == ord("_")):
-                start -= 1
-            starts.append(start)
+            starts.append(identifier_start(data, index - 2))
     return starts
 
 

@@ -125,8 +125,8 @@ MIN_LEAD = 3  # shorter leads occur so often that trying the regex at each costs
 def lead_literals(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
     """The literal text every match of `regex` starts with, one per alternative (a leading
     lookbehind skipped, a leading group of alternatives looked into); None where an alternative
-    starts otherwise, or a lead is shorter than MIN_LEAD, or the regex ignores case."""
-    if regex.flags & re.IGNORECASE:
+    starts otherwise, or a lead is shorter than MIN_LEAD, or the regex ignores case or blanks."""
+    if regex.flags & (re.IGNORECASE | re.VERBOSE):
         return None
     leads = _alternative_leads(regex.pattern)
     return tuple(leads) if leads and all(len(lead) >= MIN_LEAD for lead in leads) else None
