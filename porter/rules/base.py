@@ -119,8 +119,8 @@ class FileContext:
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text
     _facts: dict[str, object] = field(default_factory=dict, repr=False)  # once()'s answers by key
 
-    @property
-    def source(self):
+    @cached_property
+    def source(self):  # read at nearly every site a rule looks at: kept, not looked up through `parsed`
         return self.parsed.source
 
     @cached_property
