@@ -153,13 +153,14 @@ def _convert_locked(options: ConvertOptions, config: Config, progress, destinati
     src = options.src
     # uncapped: every automatic fix must be applied, however many a file has
     result = scan([src], config, jobs=options.jobs, progress=progress, use_cache=options.use_cache, cap=None)
+    findings = result.findings  # sorted at each read: read once
     by_file: dict[str, list[Finding]] = {}
-    for finding in result.findings:
+    for finding in findings:
         by_file.setdefault(finding.file, []).append(finding)
     sources = {r.rel: SourceFile.read(src / r.rel, r.rel, _kind(r.kind)) for r in result.files if not r.error}
     data_by_file = {rel: s.data for rel, s in sources.items()}
     names = existing_names(src / COMPAT_HEADER) if options.mode == "portable" else {}
-    names.update(name_map(result.findings, data_by_file, options.unsafe_fixes) if options.mode == "portable" else {})
+    names.update(name_map(findings, data_by_file, options.unsafe_fixes) if options.mode == "portable" else {})
     include_points = {r.rel: r.include_point for r in result.files}
     outcomes = [
         _convert_file(sources[rel], by_file.get(rel, []), options, config, include_points.get(rel))
@@ -167,12 +168,12 @@ def _convert_locked(options: ConvertOptions, config: Config, progress, destinati
     ]
     needs_compat = any(o.changed for o in outcomes) or (src / COMPAT_HEADER).is_file()
     generated = {COMPAT_HEADER: render_header(names, config.targets).encode()} if needs_compat else {}
-    applied = (f for f in result.findings if applicable(f, options.unsafe_fixes))
+    applied = (f for f in findings if applicable(f, options.unsafe_fixes))
     if wmma_header_needed(applied) or (src / WMMA_HEADER).is_file():  # an earlier port's, written again
         generated[WMMA_HEADER] = render_wmma_header().encode()
     cmake_changed = any(o.rel.endswith(("CMakeLists.txt", ".cmake")) and o.changed for o in outcomes)
     if options.mode == "portable" and (cmake_changed or (src / CMAKE_MODULE).is_file()):
-        packages = cmake_packages(result.findings, load_tables().libraries) + existing_packages(src / CMAKE_MODULE)
+        packages = cmake_packages(findings, load_tables().libraries) + existing_packages(src / CMAKE_MODULE)
         generated[CMAKE_MODULE] = render_cmake(config.targets, packages).encode()
     changed = {o.out_rel: o.data for o in outcomes if o.changed}
     skipped: dict[str, str] = {}

@@ -172,21 +172,22 @@ def write_tree(out: Path, plan: TreePlan, manifest: dict) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.porter-", dir=out.parent))
     os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes it 0700; OUT gets the user's usual mode
     (staging / INCOMPLETE).write_text("porter convert was interrupted before this tree was complete\n")
+    resolved = staging.resolve()
     try:
         for rel, source in sorted(plan.copies.items()):
-            target = _inside(staging, rel)
+            target = _inside(staging, rel, resolved)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
             manifest["files"][rel] = _digest(target)
         for rel, data in sorted(plan.files.items()):
-            target = _inside(staging, rel)
+            target = _inside(staging, rel, resolved)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
             if rel in plan.modes:
                 os.chmod(target, plan.modes[rel] & 0o7777)
             manifest["files"][rel] = hashlib.sha256(data).hexdigest()
         for rel, link in sorted(plan.links.items()):
-            target = _inside(staging, rel)
+            target = _inside(staging, rel, resolved)
             target.parent.mkdir(parents=True, exist_ok=True)
             os.symlink(link, target)
         (staging / MARKER).write_text(json.dumps(manifest, indent=2) + "\n")
@@ -214,9 +215,11 @@ def _umask() -> int:
     return current
 
 
-def _inside(root: Path, rel: str) -> Path:
+def _inside(root: Path, rel: str, resolved_root: Path | None = None) -> Path:
+    """`root / rel`, refused if it resolves outside `root` (`resolved_root`: root resolved already,
+    by a caller that writes many files under it)."""
     target = (root / rel).resolve()
-    if root.resolve() not in target.parents:
+    if (resolved_root or root.resolve()) not in target.parents:
         raise OutputError(f"{rel}: would be written outside the output tree")
     return root / rel
 
