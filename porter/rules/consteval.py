@@ -154,8 +154,7 @@ def file_constants(
         if value is not None:
             definitions.append((name_node.start_byte, _text(source, name_node), _text(source, value)))
     for declarator in captures("(init_declarator) @i", root).get("i", []):
-        declaration = declarator.parent  # the qualifiers first: most declarations are not constants
-        qualifiers = source.data[declaration.start_byte : declarator.start_byte] if declaration is not None else b""
+        qualifiers = declaration_qualifiers(source.data, declarator)  # first: most declarations are not constants
         if b"const" not in qualifiers or not _CONST_QUALIFIER.search(qualifiers):
             continue
         name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
@@ -177,6 +176,13 @@ def file_constants(
             constants[name] = value
             own.add(name)
     return constants
+
+
+def declaration_qualifiers(data: bytes, declarator: tree_sitter.Node) -> bytes:
+    """The text of a declaration before one of its declarators: `static constexpr int` in
+    `static constexpr int WS = 32;` (empty for a declarator outside a declaration)."""
+    declaration = declarator.parent
+    return data[declaration.start_byte : declarator.start_byte] if declaration is not None else b""
 
 
 def _defined_per_platform(definitions: list[tuple[int, str, str]], per_platform: Callable[[int], bool]) -> set[str]:

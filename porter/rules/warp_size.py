@@ -17,7 +17,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures, define_names, identifiers_named
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.consteval import HEADER_SUFFIXES
+from porter.rules.consteval import HEADER_SUFFIXES, declaration_qualifiers
 from porter.rules.device import (
     IDENT,
     SHUFFLE_CALLS,
@@ -938,8 +938,7 @@ def _definitions(ctx: FileContext) -> Iterable[tuple[str, Finding]]:
             name = ctx.source.text(define.start_byte, define.end_byte)
             yield from _constant_finding(ctx, name, value_node, raw=True)
     for declarator in captures("(init_declarator) @i", root).get("i", []):
-        declaration = declarator.parent
-        qualifiers = ctx.source.data[declaration.start_byte : declarator.start_byte] if declaration is not None else b""
+        qualifiers = declaration_qualifiers(ctx.source.data, declarator)
         if not (b"const" in qualifiers or b"static" in qualifiers) or not _CONSTANT_QUALIFIER.search(qualifiers):
             continue
         name_node = declarator.child_by_field_name("declarator")
