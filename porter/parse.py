@@ -118,6 +118,13 @@ class Context(StrEnum):
     ASM = "asm"  # the template string of an asm statement
 
 
+# Nodes that no comment, string, macro body, include or asm statement holds: the walk up from a
+# name in code stops at the first of them instead of climbing to the root.
+_HOLDS_ONLY_CODE = frozenset({
+    "expression_statement", "compound_statement", "declaration", "field_declaration", "function_definition",
+    "return_statement", "if_statement", "for_statement", "while_statement", "translation_unit",
+    "field_declaration_list", "declaration_list", "parameter_list", "template_declaration",
+})  # fmt: skip
 _STRING_TYPES = frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content", "escape_sequence"})
 
 
@@ -154,6 +161,8 @@ class ParsedFile:
                 return Context.ASM if _inside(node, "gnu_asm_expression") else Context.STRING
             if first and kind == "field_identifier":
                 return Context.MEMBER
+            if kind in _HOLDS_ONLY_CODE:
+                return Context.CODE
             first = False
             node = node.parent
         return Context.CODE

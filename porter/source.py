@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import codecs
-import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -70,7 +69,6 @@ WIDE_ENCODINGS = (
 # before a match continues is not a match of its own
 IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 SNIPPET_BYTES = 4096  # a finding's snippet is one line, cut: a 10 MB line must not be decoded per finding
-_NON_ASCII = re.compile(rb"[\x80-\xff][^\n]*")  # one match per line: the rest of the line goes with it
 
 
 class UndecodableSource(ValueError):
@@ -98,7 +96,7 @@ class SourceFile:
     kind: FileKind
     wide_encoding: str | None = None  # "utf-16-le" etc.: `data` is the file transcoded to UTF-8
     _line_starts: list[int] = field(default_factory=list, repr=False)
-    _non_ascii_lines: set[int] | None = field(default=None, repr=False)
+    _ascii_lines: bool | dict[int, bool] | None = field(default=None, repr=False)  # see _ascii_line
 
     @classmethod
     def read(cls, path: Path, rel: str, kind: FileKind) -> SourceFile:
@@ -135,20 +133,24 @@ class SourceFile:
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a byte offset; columns count characters."""
-        index = bisect.bisect_right(self.line_starts, offset) - 1
-        line_start = self.line_starts[index]
-        if index not in self.non_ascii_lines:  # one byte per character: no decoding (linear time on long lines)
+        starts = self.line_starts
+        index = bisect.bisect_right(starts, offset) - 1
+        line_start = starts[index]
+        if self._ascii_line(index):  # one byte per character: no decoding (linear time on long lines)
             return index + 1, offset - line_start + 1
-        prefix = self.data[line_start:offset].decode("utf-8", "replace")
-        return index + 1, len(prefix) + 1
+        return index + 1, len(self.data[line_start:offset].decode("utf-8", "replace")) + 1
 
-    @property
-    def non_ascii_lines(self) -> set[int]:
-        """0-based indices of the lines holding a byte above 0x7f, found once."""
-        if self._non_ascii_lines is None:
-            starts = self.line_starts
-            self._non_ascii_lines = {bisect.bisect_right(starts, m.start()) - 1 for m in _NON_ASCII.finditer(self.data)}
-        return self._non_ascii_lines
+    def _ascii_line(self, index: int) -> bool:
+        """Whether the 0-based line holds only ASCII bytes: the whole file checked once (most
+        sources are ASCII), else each line asked about, once."""
+        if self._ascii_lines is None:
+            self._ascii_lines = True if self.data.isascii() else {}
+        if self._ascii_lines is True:
+            return True
+        if index not in self._ascii_lines:
+            end = self.line_starts[index + 1] if index + 1 < len(self.line_starts) else len(self.data)
+            self._ascii_lines[index] = self.data[self.line_starts[index] : end].isascii()
+        return self._ascii_lines[index]
 
     def span(self, start: int, end: int) -> Span:
         line, column = self.position(start)

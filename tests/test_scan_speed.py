@@ -230,3 +230,32 @@ def test_cooperative_groups_calls_found_from_their_starts():
         assert [m.span() for m in found] == [
             m.span() for m in cooperative_groups._free_sync_pattern(grids).finditer(data)
         ]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("CUB_WARP_THREADS(PTX_ARCH)", 32),  # a library macro's call takes the unknown name inside it
+        ("sizeof(unsigned int) * 8", 32),  # the words of sizeof and of casts are rewritten away
+        ("(int)WS / 2", 16),
+        ("static_cast<Foo>(WS) - 1", 31),  # so is the type a static_cast names
+        ("WS /* lanes */", 32),
+        ("WS // lanes", 32),
+        ("threadIdx.x / WS", None),
+        ("get(WS)", None),
+        ("(unsigned)kUnknown", None),
+        ("sizeof(Foo) * 8", None),
+    ],
+)
+def test_constant_evaluation_answers_early_only_where_a_name_stays_unknown(text, value):
+    from porter.rules.consteval import evaluate
+
+    assert evaluate(text, {"WS": 32}) == value
+
+
+def test_columns_count_characters_where_a_line_is_not_ascii():
+    data = "int a; // é\nint ü = 1; int b;\nint c;\n".encode()
+    source = SourceFile(Path("x.cu"), "x.cu", data, FileKind.CUDA)
+    assert source.position(data.index(b"b;")) == (2, 16)  # `ü` is two bytes, one character
+    assert source.position(data.index(b"c;")) == (3, 5)
+    assert source.position(data.index(b"a;")) == (1, 5)

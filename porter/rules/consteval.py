@@ -35,6 +35,9 @@ TYPE_SIZES = {
 # alignment where it differs from the size: the 3-vectors align as their element, double4 as double2
 _TYPE_ALIGNMENTS = {"float3": 4, "int3": 4, "double4": 16}
 
+# the words _SIZEOF and _INTEGER_CAST rewrite away
+_REWRITTEN_WORDS = frozenset({"sizeof", "const", *(word for name in TYPE_SIZES for word in name.split())})
+
 _OPERATORS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod, ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_,
@@ -67,14 +70,10 @@ def evaluate(text: str, constants: dict[str, int]) -> int | None:
             return int(plain.group(1), 0)
         except ValueError:
             return None  # `010`: octal in C, which the parser below does not read either
-    if not any(c in text for c in "/(") and "static_cast" not in text:
-        # no comment, call, cast or sizeof to rewrite: a name with no value decides it at once,
-        # as _LEFT_NAME would after the substitutions below (most texts here are code, not constants)
-        for name in _LEFT_NAME_WORD.findall(text):
-            if named_value(name, constants) is None:
-                return None
     if "/" in text:
         text = _COMMENT.sub("", text)
+    if _names_one_unknown(text, constants):
+        return None
     if "(" in text:
         functions = library_constants()[0]
         text = _LIBRARY_CALL.sub(lambda m: str(functions[m.group(1)]) if m.group(1) in functions else m.group(), text)
@@ -92,6 +91,23 @@ def evaluate(text: str, constants: dict[str, int]) -> int | None:
     except SyntaxError:
         return None
     return _value(tree.body)
+
+
+def _names_one_unknown(text: str, constants: dict[str, int]) -> bool:
+    """A name with no value that no rewrite below takes away: _LEFT_NAME would find it after them
+    all, so it decides at once (most texts here are code, not constants). The rewrites take away
+    the words of `sizeof(type)` and integer casts; a library macro's call or a `static_cast<T>`
+    takes any name inside it, so a text holding one goes the whole way."""
+    if "static_cast" in text:
+        return False
+    functions = library_constants()[0]
+    unknown = False
+    for name in _LEFT_NAME_WORD.findall(text):
+        if name in functions:
+            return False
+        if not unknown and name not in _REWRITTEN_WORDS and named_value(name, constants) is None:
+            unknown = True
+    return unknown
 
 
 def named_value(name: str, constants: dict[str, int]) -> int | None:
