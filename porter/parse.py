@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
+from typing import NamedTuple
 
 import tree_sitter
 import tree_sitter_cuda
@@ -46,7 +47,7 @@ INDEXED_TYPES = (
     "preproc_elif", "preproc_ifdef", "struct_specifier", "type_definition",
 )  # fmt: skip
 _SIMPLE = re.compile(r"\((\w+)\) @(\w+)")
-_index: dict = {"root": None, "nodes": None}
+_index: dict = {"root": None, "nodes": None, "initializers": None}
 
 
 def _root_of(node: tree_sitter.Node) -> tree_sitter.Node:
@@ -69,8 +70,39 @@ def _indexed(node: tree_sitter.Node) -> dict[str, tuple[list[int], list[tree_sit
             nodes.sort(key=_END, reverse=True)
             nodes.sort(key=_START)
             index[kind] = ([n.start_byte for n in nodes], nodes)
-        _index.update(root=root, nodes=index)
+        _index.update(root=root, nodes=index, initializers=None)
     return _index["nodes"]
+
+
+class Initializer(NamedTuple):
+    """One `init_declarator` (`static constexpr int WS = 32`), its parts looked up once for the
+    several rules that read every one of a file's many declarations."""
+
+    node: tree_sitter.Node
+    name: str | None  # the declared name, where the declarator is a plain identifier
+    value: tree_sitter.Node | None
+    qualifiers: bytes  # the declaration's text before the declarator: `static constexpr int`
+
+
+def initializers(root: tree_sitter.Node | None, data: bytes) -> list[Initializer]:
+    """The tree's initialised declarators, in source order (worked out once per tree)."""
+    if root is None:
+        return []
+    _indexed(root)  # a tree other than the indexed one starts afresh
+    if _index["initializers"] is None:
+        found = []
+        for node in captures("(init_declarator) @i", root).get("i", []):
+            target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+            name = (
+                data[target.start_byte : target.end_byte].decode("utf-8", "surrogateescape")
+                if target is not None and target.type == "identifier"
+                else None
+            )
+            declaration = node.parent
+            qualifiers = data[declaration.start_byte : node.start_byte] if declaration is not None else b""
+            found.append(Initializer(node, name, value, qualifiers))
+        _index["initializers"] = found
+    return _index["initializers"]
 
 
 def define_names(root: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -183,7 +215,7 @@ def _inside(node: tree_sitter.Node, kind: str) -> bool:
 def parse(source: SourceFile) -> ParsedFile:
     if not source.kind.is_c_family:
         return ParsedFile(source=source, tree=None)
-    _index.update(root=None, nodes=None)  # node ids are only unique within one live tree
+    _index.update(root=None, nodes=None, initializers=None)  # node ids are only unique within one live tree
     return ParsedFile(source=source, tree=_parser().parse(source.data))
 
 

@@ -17,7 +17,7 @@ from functools import cache
 
 import tree_sitter
 
-from porter.parse import captures
+from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
 from porter.rules.tables import read_data
 from porter.source import SourceFile
@@ -169,13 +169,12 @@ def file_constants(
         value = name_node.parent.child_by_field_name("value")
         if value is not None:
             definitions.append((name_node.start_byte, _text(source, name_node), _text(source, value)))
-    for declarator in captures("(init_declarator) @i", root).get("i", []):
-        qualifiers = declaration_qualifiers(source.data, declarator)  # first: most declarations are not constants
+    for declared in initializers(root, source.data):
+        qualifiers = declared.qualifiers  # first: most declarations are not constants
         if b"const" not in qualifiers or not _CONST_QUALIFIER.search(qualifiers):
             continue
-        name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
-        if name is not None and value is not None and name.type == "identifier":
-            definitions.append((declarator.start_byte, _text(source, name), _text(source, value)))
+        if declared.name is not None and declared.value is not None:
+            definitions.append((declared.node.start_byte, declared.name, _text(source, declared.value)))
     for enumerator in captures("(enumerator) @e", root).get("e", []):
         name, value = enumerator.child_by_field_name("name"), enumerator.child_by_field_name("value")
         if name is not None and value is not None:
@@ -192,13 +191,6 @@ def file_constants(
             constants[name] = value
             own.add(name)
     return constants
-
-
-def declaration_qualifiers(data: bytes, declarator: tree_sitter.Node) -> bytes:
-    """The text of a declaration before one of its declarators: `static constexpr int` in
-    `static constexpr int WS = 32;` (empty for a declarator outside a declaration)."""
-    declaration = declarator.parent
-    return data[declaration.start_byte : declarator.start_byte] if declaration is not None else b""
 
 
 def _defined_per_platform(definitions: list[tuple[int, str, str]], per_platform: Callable[[int], bool]) -> set[str]:

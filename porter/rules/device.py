@@ -24,7 +24,7 @@ from functools import cached_property
 
 import tree_sitter
 
-from porter.parse import captures
+from porter.parse import captures, initializers
 from porter.source import SourceFile
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -263,10 +263,9 @@ class DeviceFacts:
         if self.root is None:
             return []
         bindings = []
-        for node in captures("(init_declarator) @i", self.root).get("i", []):
-            target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
-            if target is not None and value is not None and target.type == "identifier":
-                bindings.append((self.function_of(node), self.source.text(target.start_byte, target.end_byte), value))
+        for declared in initializers(self.root, self.source.data):
+            if declared.name is not None and declared.value is not None:
+                bindings.append((self.function_of(declared.node), declared.name, declared.value))
         for node in captures("(assignment_expression) @a", self.root).get("a", []):
             target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
             if target is not None and value is not None and target.type == "identifier":

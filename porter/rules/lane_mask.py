@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import tree_sitter
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import captures
+from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
@@ -188,13 +188,10 @@ def _mask_definitions(ctx: FileContext) -> Iterable[Finding]:
                 f"`{name}` is a 32-bit all-lanes mask",
                 edits=(Edit(start, end, portable.FULL_MASK.encode()),),
             )
-    for declarator in captures("(init_declarator) @i", root).get("i", []):
-        name_node = declarator.child_by_field_name("declarator")  # the name first: few are masks
-        if name_node is None or name_node.type != "identifier":
+    for declared in initializers(root, ctx.source.data):
+        if declared.name is None or not MASK_NAME.search(declared.name):  # the name first: few are masks
             continue
-        if not MASK_NAME.search(ctx.source.text(name_node.start_byte, name_node.end_byte)):
-            continue
-        value = declarator.child_by_field_name("value")
+        value = declared.value
         if value is not None and _is_full_mask_32(ctx, value):
             yield FULL_MASK_32.finding(
                 ctx, value.start_byte, value.end_byte, "a 32-bit all-lanes mask constant", edits=_mask_edit(value)

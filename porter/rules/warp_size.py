@@ -14,10 +14,10 @@ from collections.abc import Iterable
 import tree_sitter
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import captures, define_names, identifiers_named
+from porter.parse import captures, define_names, identifiers_named, initializers
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.consteval import HEADER_SUFFIXES, declaration_qualifiers
+from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.device import (
     IDENT,
     SHUFFLE_CALLS,
@@ -937,14 +937,12 @@ def _definitions(ctx: FileContext) -> Iterable[tuple[str, Finding]]:
         if value_node is not None:
             name = ctx.source.text(define.start_byte, define.end_byte)
             yield from _constant_finding(ctx, name, value_node, raw=True)
-    for declarator in captures("(init_declarator) @i", root).get("i", []):
-        qualifiers = declaration_qualifiers(ctx.source.data, declarator)
+    for declared in initializers(root, ctx.source.data):
+        qualifiers = declared.qualifiers
         if not (b"const" in qualifiers or b"static" in qualifiers) or not _CONSTANT_QUALIFIER.search(qualifiers):
             continue
-        name_node = declarator.child_by_field_name("declarator")
-        if name_node is not None and name_node.type == "identifier":
-            name = ctx.source.text(name_node.start_byte, name_node.end_byte)
-            yield from _constant_finding(ctx, name, declarator.child_by_field_name("value"))
+        if declared.name is not None:
+            yield from _constant_finding(ctx, declared.name, declared.value)
     for enumerator in captures("(enumerator) @e", root).get("e", []):
         name_node = enumerator.child_by_field_name("name")
         yield from _constant_finding(
