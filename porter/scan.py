@@ -334,28 +334,67 @@ def _size(path: Path) -> int:
         return 0  # reported when the file itself is read
 
 
-# What every file of a run shares (config, deep, use_cache, cap, project constants): a worker gets
-# it once, when it starts, rather than each task carrying a copy to pickle and unpickle.
-_run: tuple = ()
+# A CUDA file that touches every rule family: a worker analyses it as it starts, while the main
+# process is still reading the tree's headers for their constants, so that the patterns, queries
+# and tables each family builds at its first use are built then and not inside the run's first files.
+_WARM_UP = b"""#include <cuda_runtime.h>
+#include <cub/cub.cuh>
+#include <cooperative_groups.h>
+#include <mma.h>
+#include <cuda_fp8.h>
+namespace cg = cooperative_groups;
+#define WARP 32
+#define FULL_MASK 0xffffffff
+constexpr int kLanes = 32;
+enum { kWarps = 4 };
+struct Pair { int a; float b; };
+__global__ void __launch_bounds__(256) kernel(float* out, const float* in, int n, int width = 32) {
+  __shared__ float tile[32][33];
+  int lane = threadIdx.x % 32, warp = threadIdx.x / WARP;
+  unsigned mask = __ballot_sync(FULL_MASK, lane < n);
+  float v = __shfl_xor_sync(0xffffffff, in[lane], 16);
+  if (lane == 31) out[warp] = v + warpSize;
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(mask, v, offset);
+  cg::thread_block_tile<32> t = cg::tiled_partition<32>(cg::this_thread_block());
+  __nv_fp8_e4m3 f = __nv_fp8_e4m3(v);
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  __syncwarp();
+#endif
+}
+void launch(float* d, int n) {
+  cudaMalloc(&d, n * sizeof(float));
+  int threads = 256, warps = threads / 32;
+  kernel<<<(n + 255) / 256, threads>>>(d, d, n);
+}
+"""
 
 
-def _analyze_in_worker(item: tuple[DiscoveredFile, list[str] | None]) -> FileResult:
-    file, extra_args = item
-    config, deep, use_cache, cap, constants = _run
+def _start_worker() -> None:
+    """A worker collects cycles once per file (_analyze_in_worker) instead of every 700
+    allocations: a file's analysis makes hundreds of thousands of objects, and the passes over them
+    cost ~4 % of a scan. What the worker inherited (modules, tables) is frozen out of the
+    collector's view. Then it warms up (_WARM_UP)."""
+    gc.freeze()
+    gc.disable()
+    path = Path("porter-warm-up.cu")
+    source = SourceFile(path=path, rel=path.name, data=_WARM_UP, kind=FileKind.CUDA)
+    result = FileResult(rel=path.name, kind=str(FileKind.CUDA))
+    _analyze(source, DiscoveredFile(path, path.name, FileKind.CUDA), Config(), Deep.NEVER, None, result, None, {})
+    gc.collect(1)
+
+
+def _ready() -> None:
+    """Nothing: submitted to start the workers (they start at the first task)."""
+
+
+# What every file of a run shares (config, deep, use_cache, cap, project constants): one tuple,
+# which each chunk of tasks carries once (pickle writes an object a chunk holds twice once).
+def _analyze_in_worker(item: tuple[DiscoveredFile, list[str] | None, tuple]) -> FileResult:
+    file, extra_args, (config, deep, use_cache, cap, constants) = item
     result = analyze_file(file, config, deep, extra_args, use_cache, cap, constants, alone=False)
     gc.collect(1)  # the file's cycles (a context and the facts that point back at it), once it is done
     return result
-
-
-def _start_worker(run: tuple) -> None:
-    """A worker keeps what the run's files share, and collects cycles once per file
-    (_analyze_in_worker) instead of every 700 allocations: a file's analysis makes hundreds of
-    thousands of objects, and the passes over them cost ~4 % of a scan. What the worker inherited
-    (modules, tables) is frozen out of the collector's view."""
-    global _run
-    _run = run
-    gc.freeze()
-    gc.disable()
 
 
 def scan(
@@ -370,23 +409,24 @@ def scan(
     started = time.perf_counter()
     discovery = discover(paths, config)
     database = discovery.compile_commands
-    constants = _project_constants(discovery.files)
     items = [(f, database.flags_for(f.path) if database else None) for f in discovery.files]
     jobs = jobs or os.cpu_count() or 1
     results: list[FileResult] = []
     if jobs == 1 or len(items) < PARALLEL_THRESHOLD:
+        constants = _project_constants(discovery.files)
         for file, extra_args in items:
             results.append(analyze_file(file, config, deep, extra_args, use_cache, cap, constants, alone=False))
             if progress:
                 progress(file.rel)
     else:
-        # largest files first, in small chunks: a 250 KB header left to the end would keep one
-        # core busy while the others wait (the results come back in discovery order all the same)
-        by_size = sorted(range(len(items)), key=lambda i: -_size(items[i][0].path))
-        unordered: dict[int, FileResult] = {}
-        run = (config, deep, use_cache, cap, constants)
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(run,)) as pool:
-            ordered = [items[i] for i in by_size]
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker) as pool:
+            pool.submit(_ready)  # the workers start, and warm up, while the headers are read here
+            run = (config, deep, use_cache, cap, _project_constants(discovery.files))
+            # largest files first, in small chunks: a 250 KB header left to the end would keep one
+            # core busy while the others wait (the results come back in discovery order all the same)
+            by_size = sorted(range(len(items)), key=lambda i: -_size(items[i][0].path))
+            ordered = [(*items[i], run) for i in by_size]
+            unordered: dict[int, FileResult] = {}
             chunks = pool.map(_analyze_in_worker, ordered, chunksize=max(1, len(items) // (jobs * 32)))
             for index, result in zip(by_size, chunks, strict=True):
                 unordered[index] = result
