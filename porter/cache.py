@@ -50,4 +50,4 @@ def load(entry: str) -> dict | None:
 
 
 def store(entry: str, document: dict) -> None:
-    write_cache_entry(_path(entry), json.dumps(document).encode())
+    write_cache_entry(_path(entry), json.dumps(document, separators=(",", ":"), check_circular=False).encode())

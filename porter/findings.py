@@ -97,6 +97,34 @@ class Finding:
     def sort_key(self) -> tuple:
         return (self.file, self.span.start_byte, self.rule, self.span.end_byte)
 
+    def to_row(self) -> list:
+        """The finding as one JSON list (the scan cache's form: a file's entry holds thousands, and
+        a list is written and read in a fraction of a dict's time)."""
+        span = self.span
+        return [
+            self.file, self.rule, self.category, self.severity, self.fix, self.engine, self.message, self.snippet,
+            span.start_byte, span.end_byte, span.line, span.column, span.end_line, span.end_column,
+            [[e.start, e.end, e.replacement.decode("utf-8", "surrogateescape"), e.mode] for e in self.edits],
+        ]  # fmt: skip
+
+    @classmethod
+    def from_row(cls, row: list) -> Finding:
+        file, rule, category, severity, fix, engine, message, snippet, *span, edits = row
+        return cls(
+            rule=rule,
+            category=category,
+            severity=Severity(severity),
+            fix=FixKind(fix),
+            message=message,
+            file=file,
+            span=Span(*span),
+            engine=Engine(engine),
+            edits=tuple(
+                Edit(start, end, text.encode("utf-8", "surrogateescape"), mode) for start, end, text, mode in edits
+            ),
+            snippet=snippet,
+        )
+
     @classmethod
     def from_json(cls, data: dict) -> Finding:
         span = Span(

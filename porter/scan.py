@@ -126,8 +126,8 @@ def _to_cache(result: FileResult) -> dict:
     return {
         "lines": result.lines,
         "size": result.size,
-        "findings": [f.to_json() for f in result.findings],
-        "suppressed": [f.to_json() for f in result.suppressed],
+        "findings": [f.to_row() for f in result.findings],
+        "suppressed": [f.to_row() for f in result.suppressed],
         "parse_errors": result.parse_errors,
         "clang": result.clang,
         "clang_detail": result.clang_detail,
@@ -144,12 +144,12 @@ def _from_cache(file: DiscoveredFile, cached: dict) -> FileResult:
         kind=str(file.kind),
         lines=cached["lines"],
         size=cached["size"],
-        findings=[Finding.from_json(f) for f in cached["findings"]],
+        findings=[Finding.from_row(f) for f in cached["findings"]],
         parse_errors=cached["parse_errors"],
         clang=cached["clang"],
         clang_detail=cached["clang_detail"],
         torch_extensions=[TorchExtension(**{**e, "sources": tuple(e["sources"])}) for e in cached["torch_extensions"]],
-        suppressed=[Finding.from_json(f) for f in cached["suppressed"]],
+        suppressed=[Finding.from_row(f) for f in cached["suppressed"]],
         kernels=cached["kernels"],
         include_point=cached["include_point"],
         project=ProjectFacts.from_json(cached["project"]),
@@ -381,6 +381,7 @@ def _start_worker() -> None:
     source = SourceFile(path=path, rel=path.name, data=_WARM_UP, kind=FileKind.CUDA)
     result = FileResult(rel=path.name, kind=str(FileKind.CUDA))
     _analyze(source, DiscoveredFile(path, path.name, FileKind.CUDA), Config(), Deep.NEVER, None, result, None, {})
+    scan_cache.code_fingerprint()  # the cache key's hash of porter's own files, read once per process
     gc.collect(1)
 
 
