@@ -253,7 +253,7 @@ def _needs_compat(source: SourceFile, findings: list[Finding], mode: str, unsafe
 def _compat_include(source: SourceFile, offset: int | None) -> Edit:
     """`#include "…/porter_compat.h"` before the file's first include (or its first line of code);
     `offset`, where scan found that point (None: parse the file to find it)."""
-    path = os.path.relpath(COMPAT_HEADER, os.path.dirname(source.rel) or ".").replace(os.sep, "/")
+    path = "../" * source.rel.count("/") + COMPAT_HEADER  # `rel` is a POSIX path in the tree, without `..`
     line = f'#include "{path}"{source.newline}'.encode()
     if offset is None:
         offset = include_point(parse(source))

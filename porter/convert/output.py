@@ -20,7 +20,7 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from porter.atomic import write_atomically
 from porter.errors import PorterError
@@ -173,15 +173,14 @@ def write_tree(out: Path, plan: TreePlan, manifest: dict) -> None:
     os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes it 0700; OUT gets the user's usual mode
     (staging / INCOMPLETE).write_text("porter convert was interrupted before this tree was complete\n")
     resolved = staging.resolve()
+    folders: set[Path] = {staging}
     try:
         for rel, source in sorted(plan.copies.items()):
-            target = _inside(staging, rel, resolved)
-            target.parent.mkdir(parents=True, exist_ok=True)
+            target = _staged(staging, rel, folders)
             shutil.copy2(source, target)
             manifest["files"][rel] = _digest(target)
         for rel, data in sorted(plan.files.items()):
-            target = _inside(staging, rel, resolved)
-            target.parent.mkdir(parents=True, exist_ok=True)
+            target = _staged(staging, rel, folders)
             target.write_bytes(data)
             if rel in plan.modes:
                 os.chmod(target, plan.modes[rel] & 0o7777)
@@ -213,6 +212,20 @@ def _umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+def _staged(staging: Path, rel: str, folders: set[Path]) -> Path:
+    """`staging / rel`, its folder made (`folders`: those made already), refused unless `rel` is
+    relative and climbs no `..`. The staging folder is porter's own and holds no link while its
+    files are written (links come last), so the path's words alone say where it lands."""
+    parts = PurePosixPath(rel).parts
+    if not parts or PurePosixPath(rel).is_absolute() or ".." in parts:
+        raise OutputError(f"{rel}: would be written outside the output tree")
+    target = staging.joinpath(*parts)
+    if target.parent not in folders:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        folders.add(target.parent)
+    return target
 
 
 def _inside(root: Path, rel: str, resolved_root: Path | None = None) -> Path:
