@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+from itertools import accumulate
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -68,6 +69,7 @@ WIDE_ENCODINGS = (
 # the bytes of a C identifier (and `$`, which GCC and clang accept in one): a name that the byte
 # before a match continues is not a match of its own
 IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_PLUS_ONE = (1).__add__
 SNIPPET_BYTES = 4096  # a finding's snippet is one line, cut: a 10 MB line must not be decoded per finding
 
 
@@ -113,13 +115,8 @@ class SourceFile:
     @property
     def line_starts(self) -> list[int]:
         if not self._line_starts:
-            starts = [0]
-            find = self.data.find
-            pos = find(b"\n")
-            while pos != -1:
-                starts.append(pos + 1)
-                pos = find(b"\n", pos + 1)
-            self._line_starts = starts
+            # each line's length plus its newline, summed from 0 (the last sum, past the end, dropped): in C
+            self._line_starts = list(accumulate(map(_PLUS_ONE, map(len, self.data.split(b"\n"))), initial=0))[:-1]
         return self._line_starts
 
     @property
@@ -162,8 +159,9 @@ class SourceFile:
 
     def line_text(self, line: int, limit: int | None = None) -> str:
         """The line's text; with `limit`, at most that many bytes of it after its indentation."""
-        start = self.line_starts[line - 1]
-        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.data)
+        starts = self.line_starts
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.data)
         if limit is not None:
             while start < end and self.data[start] in b" \t":
                 start += 1
