@@ -204,19 +204,27 @@ def _analyze_unsettled(file, config, deep, extra_args, use_cache, cap, project_c
         cached = scan_cache.load(entry)
         if cached is not None:
             return _from_cache(file, cached)
-    _analyze(source, file, config, deep, extra_args, result, cap, project_constants.values if project_constants else {})
+    _analyze(source, file, config, deep, extra_args, result, cap, project_constants)
     if entry is not None and result.error is None:
         scan_cache.store(entry, _to_cache(result))
     return result
 
 
-def _analyze(source, file, config, deep, extra_args, result: FileResult, cap: int | None, constants: dict) -> None:
+def _analyze(
+    source, file, config, deep, extra_args, result: FileResult, cap: int | None, project: HeaderConstants | None
+) -> None:
     result.lines, result.size = source.line_count, len(source.data)
     ctx = None
     try:
         token_pass = scan_limits.needs_token_pass(source)
         parsed = ParsedFile(source, None) if token_pass else parse(source)
-        ctx = FileContext(parsed=parsed, config=config, tables=load_tables(), project_constants=constants)
+        ctx = FileContext(
+            parsed=parsed,
+            config=config,
+            tables=load_tables(),
+            project_constants=project.values if project else {},
+            project_specifiers=project.specifiers if project else {},
+        )
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))
         result.parse_errors = error_count(parsed)
@@ -380,7 +388,7 @@ def _start_worker() -> None:
     path = Path("porter-warm-up.cu")
     source = SourceFile(path=path, rel=path.name, data=_WARM_UP, kind=FileKind.CUDA)
     result = FileResult(rel=path.name, kind=str(FileKind.CUDA))
-    _analyze(source, DiscoveredFile(path, path.name, FileKind.CUDA), Config(), Deep.NEVER, None, result, None, {})
+    _analyze(source, DiscoveredFile(path, path.name, FileKind.CUDA), Config(), Deep.NEVER, None, result, None, None)
     scan_cache.code_fingerprint()  # the cache key's hash of porter's own files, read once per process
     gc.collect(1)
 

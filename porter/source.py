@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import bisect
 import codecs
-from itertools import accumulate
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import accumulate
 from pathlib import Path
 
 from porter.findings import Span

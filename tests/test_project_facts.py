@@ -90,3 +90,27 @@ def test_the_edge_of_a_square_tile_keeps_its_definition(tmp_path):
     )
     found = _rules_by_file(tmp_path)["transpose.cu"]
     assert (3, "WRP006") not in found and (6, "WRP007") in found
+
+
+SPECIFIER_HEADER = """#pragma once
+#ifdef __CUDACC__
+#define DS_D_INLINE __device__ __forceinline__
+#else
+#define DS_D_INLINE inline
+#endif
+"""
+HELPERS = """#pragma once
+#include "macros.h"
+DS_D_INLINE float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+"""
+
+
+def test_a_function_declared_through_a_project_macro_that_expands_to_device_is_device_code(tmp_path):
+    """The macro's CUDA definition in another header, not its name, makes the helper device code:
+    its shuffle ladder from 16 halves a wave64 reduction."""
+    (tmp_path / "macros.h").write_text(SPECIFIER_HEADER)
+    (tmp_path / "helpers.cuh").write_text(HELPERS)
+    assert (4, "WRP002") in _rules_by_file(tmp_path)["helpers.cuh"]

@@ -114,6 +114,8 @@ class FileContext:
     notes: list[str] = field(default_factory=list)
     # integer constants of the project's headers (porter.rules.consteval.header_constants)
     project_constants: dict[str, int] = field(default_factory=dict)
+    # macros of the project's headers that expand to __device__ or __global__ (consteval.specifier_macros)
+    project_specifiers: dict[str, str] = field(default_factory=dict)
     # what the file tells about the whole project (porter.rules.project): settled across the scan
     project: ProjectFacts = field(default_factory=ProjectFacts)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text
@@ -132,7 +134,7 @@ class FileContext:
     def device(self):
         from porter.rules.device import DeviceFacts
 
-        return DeviceFacts(self.source, self.parsed.root, lambda: self.shared_constants)
+        return DeviceFacts(self.source, self.parsed.root, lambda: self.shared_constants, self.project_specifiers)
 
     @cached_property
     def branches(self):

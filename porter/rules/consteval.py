@@ -12,7 +12,7 @@ import hashlib
 import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import tree_sitter
@@ -229,15 +229,47 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".tcc")
 
 @dataclass(frozen=True)
 class HeaderConstants:
-    """The integer constants of a tree's headers, with a digest for the scan cache's key (made
-    once per scan and carried to the workers, not once per file)."""
+    """The integer constants of a tree's headers and its function-specifier macros (see
+    specifier_macros), with a digest for the scan cache's key (made once per scan and carried to
+    the workers, not once per file)."""
 
     values: dict[str, int]
     digest: str
+    specifiers: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, values: dict[str, int]) -> HeaderConstants:
-        return cls(values, hashlib.sha256(repr(sorted(values.items())).encode()).hexdigest())
+    def of(cls, values: dict[str, int], specifiers: dict[str, str] | None = None) -> HeaderConstants:
+        specifiers = specifiers or {}
+        facts = repr((sorted(values.items()), sorted(specifiers.items())))
+        return cls(values, hashlib.sha256(facts.encode()).hexdigest(), specifiers)
+
+
+_SPECIFIER = re.compile(r"(?<![\w$])__(global|device)__(?![\w$])")
+_DEFINE_LINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*__(?:global|device)__[^\n]*)")
+
+
+def specifier_macros(definitions: dict[str, set[str]]) -> dict[str, str]:
+    """The object-like macros that make a function device code, by what they expand to:
+    `#define DS_D_INLINE __device__ __forceinline__` gives `{"DS_D_INLINE": "__device__"}`
+    (`__global__` where it expands to that). A macro defined for CUDA one way and otherwise
+    another (`#ifdef __CUDACC__ … #else #define HD #endif`) counts by its CUDA definition."""
+    found = {}
+    for name, texts in definitions.items():
+        kinds = {match.group(1) for text in texts for match in _SPECIFIER.finditer(text)}
+        if kinds:
+            found[name] = "__global__" if "global" in kinds else "__device__"
+    return found
+
+
+def file_specifier_macros(data: bytes) -> dict[str, str]:
+    """specifier_macros of the `#define`s in one file."""
+    if b"__device__" not in data and b"__global__" not in data:
+        return {}
+    definitions: dict[str, set[str]] = {}
+    for match in _DEFINE_LINE.finditer(data):
+        if _starts_line(data, match.start()):
+            definitions.setdefault(match.group(1).decode("ascii"), set()).add(match.group(2).decode("utf-8", "replace"))
+    return specifier_macros(definitions)
 
 
 _CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
@@ -250,7 +282,14 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
     dropped: which one a file sees depends on what it includes and how it is compiled.
     """
     definitions: dict[str, set[str]] = {}
+    macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values
     for data in headers:
+        if b"__device__" in data or b"__global__" in data:
+            for match in _DEFINE_LINE.finditer(data):
+                if _starts_line(data, match.start()):
+                    macros.setdefault(match.group(1).decode("ascii"), set()).add(
+                        match.group(2).decode("utf-8", "replace")
+                    )
         for pattern, anchored in _HEADER_PATTERNS:
             for match in pattern.finditer(data):
                 if not anchored(data, match.start()):
@@ -276,7 +315,7 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
         }
         if not trying:
             break
-    return HeaderConstants.of(constants)
+    return HeaderConstants.of(constants, specifier_macros(macros))
 
 
 def _text(source: SourceFile, node: tree_sitter.Node) -> str:
@@ -315,13 +354,13 @@ def _named_bodies(source: SourceFile, node: tree_sitter.Node):
 
 def _layout(source, body, constants, layouts) -> tuple[int, int] | None:
     size = alignment = 0
-    for field in body.named_children:
-        if field.type == "comment":
+    for member in body.named_children:
+        if member.type == "comment":
             continue
-        text = _text(source, field)
-        if field.type != "field_declaration" or re.search(r":|__align__|alignas|__attribute__|\bstatic\b", text):
+        text = _text(source, member)
+        if member.type != "field_declaration" or re.search(r":|__align__|alignas|__attribute__|\bstatic\b", text):
             return None
-        type_node = field.child_by_field_name("type")
+        type_node = member.child_by_field_name("type")
         type_text = _BLANKS.sub(" ", _text(source, type_node)).strip() if type_node is not None else ""
         if type_text in TYPE_SIZES:
             element, element_alignment = TYPE_SIZES[type_text], _TYPE_ALIGNMENTS.get(type_text, TYPE_SIZES[type_text])
@@ -329,7 +368,7 @@ def _layout(source, body, constants, layouts) -> tuple[int, int] | None:
             element, element_alignment = layouts[type_text]
         else:
             return None
-        for declarator in field.children_by_field_name("declarator"):
+        for declarator in member.children_by_field_name("declarator"):
             count = _element_count(source, declarator, constants)
             if count is None:
                 return None

@@ -25,6 +25,7 @@ from functools import cached_property
 import tree_sitter
 
 from porter.parse import captures, initializers
+from porter.rules.consteval import file_specifier_macros
 from porter.source import SourceFile
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -153,11 +154,24 @@ class FunctionInfo:
 class DeviceFacts:
     """Per-file facts; built lazily by the first rule that asks."""
 
-    def __init__(self, source: SourceFile, root: tree_sitter.Node | None, constants=lambda: {}):
+    def __init__(
+        self,
+        source: SourceFile,
+        root: tree_sitter.Node | None,
+        constants=lambda: {},
+        project_specifiers: dict[str, str] | None = None,
+    ):
         self.source = source
         self.root = root
         self._constants = constants  # called once, when a named divisor needs its value
+        self._project_specifiers = project_specifiers or {}
         self._shapes: dict[tuple[str, str], _ExpressionShape] = {}
+
+    @cached_property
+    def specifier_macros(self) -> dict[str, str]:
+        """Macros that expand to `__device__` or `__global__`: the project headers' and the file's own
+        (`#define DS_D_INLINE __device__ __forceinline__` makes a `DS_D_INLINE` function device code)."""
+        return {**self._project_specifiers, **file_specifier_macros(self.source.data)}
 
     @cached_property
     def constants(self) -> dict[str, int]:
@@ -194,7 +208,8 @@ class DeviceFacts:
         return FunctionInfo(node=None, name="<file>", is_device=self._file_looks_device(), is_kernel=False)
 
     def _file_looks_device(self) -> bool:
-        return b"__global__" in self.source.data or b"__device__" in self.source.data
+        data = self.source.data
+        return b"__global__" in data or b"__device__" in data or any(m.encode() in data for m in self.specifier_macros)
 
     def _function_info(self, node: tree_sitter.Node) -> FunctionInfo:
         specifiers = {child.type for child in node.children}
@@ -203,16 +218,25 @@ class DeviceFacts:
         if declarator is not None:
             inner = declarator.child_by_field_name("declarator") or declarator
             name = self.source.text(inner.start_byte, inner.end_byte)
-        is_kernel = "__global__" in specifiers
-        # Specifiers hidden in macros (CUTLASS_DEVICE, C10_HOST_DEVICE, ...) are not parsed
-        # as such; their names still say what they expand to.
         prefix = self.source.data[node.start_byte : declarator.start_byte] if declarator is not None else b""
+        # Specifiers hidden in macros are not parsed as such: the macros' definitions say what
+        # they expand to (DS_D_INLINE, FLASHINFER_INLINE), and where the definition is out of
+        # sight (a library's CUTLASS_DEVICE, C10_HOST_DEVICE) the name says it.
+        expanded = self._expanded_specifiers(prefix)
+        is_kernel = "__global__" in specifiers or "__global__" in expanded
         is_device = (
             is_kernel
             or "__device__" in specifiers
+            or "__device__" in expanded
             or bool(re.search(rb"__device__|__global__|[A-Z0-9_]*DEVICE[A-Z0-9_]*", prefix))
         )
         return FunctionInfo(node=node, name=name, is_device=is_device, is_kernel=is_kernel or b"__global__" in prefix)
+
+    def _expanded_specifiers(self, prefix: bytes) -> set[str]:
+        macros = self.specifier_macros
+        if not macros or not prefix:
+            return set()
+        return {macros[word] for word in IDENT.findall(prefix.decode("utf-8", "replace")) if word in macros}
 
     def function_of(self, node: tree_sitter.Node) -> FunctionInfo:
         """The innermost function definition holding the node, else the file scope."""
