@@ -263,13 +263,19 @@ def specifier_macros(definitions: dict[str, set[str]]) -> dict[str, str]:
 
 def file_specifier_macros(data: bytes) -> dict[str, str]:
     """specifier_macros of the `#define`s in one file."""
-    if b"__device__" not in data and b"__global__" not in data:
-        return {}
     definitions: dict[str, set[str]] = {}
+    _add_specifier_defines(data, definitions)
+    return specifier_macros(definitions)
+
+
+def _add_specifier_defines(data: bytes, definitions: dict[str, set[str]]) -> None:
+    """The texts of the file's `#define`s whose body names `__device__` or `__global__`, by name."""
+    if b"__device__" not in data and b"__global__" not in data:
+        return
     for match in _DEFINE_LINE.finditer(data):
         if _starts_line(data, match.start()):
-            definitions.setdefault(match.group(1).decode("ascii"), set()).add(match.group(2).decode("utf-8", "replace"))
-    return specifier_macros(definitions)
+            text = match.group(2).decode("utf-8", "replace")
+            definitions.setdefault(match.group(1).decode("ascii"), set()).add(text)
 
 
 _CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
@@ -284,12 +290,7 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values
     for data in headers:
-        if b"__device__" in data or b"__global__" in data:
-            for match in _DEFINE_LINE.finditer(data):
-                if _starts_line(data, match.start()):
-                    macros.setdefault(match.group(1).decode("ascii"), set()).add(
-                        match.group(2).decode("utf-8", "replace")
-                    )
+        _add_specifier_defines(data, macros)
         for pattern, anchored in _HEADER_PATTERNS:
             for match in pattern.finditer(data):
                 if not anchored(data, match.start()):
