@@ -114,3 +114,19 @@ def test_a_function_declared_through_a_project_macro_that_expands_to_device_is_d
     (tmp_path / "macros.h").write_text(SPECIFIER_HEADER)
     (tmp_path / "helpers.cuh").write_text(HELPERS)
     assert (4, "WRP002") in _rules_by_file(tmp_path)["helpers.cuh"]
+
+
+def test_a_lambda_marked_through_a_specifier_macro_is_device_code(tmp_path):
+    """`[=] DEV_FN (int t) {…}` is an extended device lambda when DEV_FN expands to `__device__`:
+    its last-lane test is a warp's."""
+    (tmp_path / "launch.cu").write_text(
+        "#define DEV_FN __host__ __device__\n"
+        "template <typename F> __global__ void run(F f) { f(threadIdx.x); }\n"
+        "void launch(float* out) {\n"
+        "  run<<<1, 64>>>([=] DEV_FN (int t) {\n"
+        "    const int lane = t % 32;\n"
+        "    if (lane == 31) out[t / 32] = 1.f;\n"
+        "  });\n"
+        "}\n"
+    )
+    assert _rules_by_file(tmp_path)["launch.cu"] == [(6, "WRP001")]

@@ -272,12 +272,21 @@ class DeviceFacts:
 
     def is_device_code(self, node: tree_sitter.Node) -> bool:
         lambda_node = enclosing(node, ("lambda_expression",))
-        if lambda_node is not None and b"__device__" in self.source.data[lambda_node.start_byte : lambda_node.end_byte]:
+        if lambda_node is not None and self._device_lambda(lambda_node):
             return True
         function = self.function_of(node)
         if function.node is None and enclosing(node, ("ERROR",)) is None:
             return False  # a well-parsed declaration outside any function is host code
         return function.is_device
+
+    def _device_lambda(self, lambda_node: tree_sitter.Node) -> bool:
+        """`[=] __device__ (int i) {…}`, or a specifier macro that expands to it (`[=] DINLINE (…)`)."""
+        data = self.source.data
+        if b"__device__" in data[lambda_node.start_byte : lambda_node.end_byte]:
+            return True
+        body = lambda_node.child_by_field_name("body")  # the macro stands before it: read the head alone
+        head = data[lambda_node.start_byte : body.start_byte if body is not None else lambda_node.end_byte]
+        return bool(self._expanded_specifiers(head) & {"__device__", "__global__"})
 
     # -- variable classes -------------------------------------------------------------
 
