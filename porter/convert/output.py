@@ -218,8 +218,9 @@ def _staged(staging: Path, rel: str, folders: set[Path]) -> Path:
     """`staging / rel`, its folder made (`folders`: those made already), refused unless `rel` is
     relative and climbs no `..`. The staging folder is porter's own and holds no link while its
     files are written (links come last), so the path's words alone say where it lands."""
-    parts = PurePosixPath(rel).parts
-    if not parts or PurePosixPath(rel).is_absolute() or ".." in parts:
+    path = PurePosixPath(rel)
+    parts = path.parts
+    if not parts or path.is_absolute() or ".." in parts:
         raise OutputError(f"{rel}: would be written outside the output tree")
     target = staging.joinpath(*parts)
     if target.parent not in folders:

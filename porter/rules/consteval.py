@@ -11,7 +11,7 @@ import ast
 import hashlib
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -245,7 +245,6 @@ class HeaderConstants:
 
 
 _SPECIFIER = re.compile(r"(?<![\w$])__(global|device)__(?![\w$])")
-_DEFINE_LINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*__(?:global|device)__[^\n]*)")
 
 
 def specifier_macros(definitions: dict[str, set[str]]) -> dict[str, str]:
@@ -263,19 +262,19 @@ def specifier_macros(definitions: dict[str, set[str]]) -> dict[str, str]:
 
 def file_specifier_macros(data: bytes) -> dict[str, str]:
     """specifier_macros of the `#define`s in one file."""
+    if b"__device__" not in data and b"__global__" not in data:
+        return {}
     definitions: dict[str, set[str]] = {}
-    _add_specifier_defines(data, definitions)
+    for name, text in _header_definitions(data, _HEADER_DEFINE, _starts_line):
+        definitions.setdefault(name, set()).add(text)
     return specifier_macros(definitions)
 
 
-def _add_specifier_defines(data: bytes, definitions: dict[str, set[str]]) -> None:
-    """The texts of the file's `#define`s whose body names `__device__` or `__global__`, by name."""
-    if b"__device__" not in data and b"__global__" not in data:
-        return
-    for match in _DEFINE_LINE.finditer(data):
-        if _starts_line(data, match.start()):
-            text = match.group(2).decode("utf-8", "replace")
-            definitions.setdefault(match.group(1).decode("ascii"), set()).add(text)
+def _header_definitions(data: bytes, pattern: re.Pattern[bytes], anchored) -> Iterable[tuple[str, str]]:
+    """(name, text) of each definition `pattern` finds where `anchored` says it stands."""
+    for match in pattern.finditer(data):
+        if anchored(data, match.start()):
+            yield match.group(1).decode("ascii"), match.group(2).decode("utf-8", "replace")
 
 
 _CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
@@ -288,15 +287,13 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
     dropped: which one a file sees depends on what it includes and how it is compiled.
     """
     definitions: dict[str, set[str]] = {}
-    macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values
+    macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
     for data in headers:
-        _add_specifier_defines(data, macros)
         for pattern, anchored in _HEADER_PATTERNS:
-            for match in pattern.finditer(data):
-                if not anchored(data, match.start()):
-                    continue
-                text = match.group(2).decode("utf-8", "replace")
-                definitions.setdefault(match.group(1).decode("ascii"), set()).add(text)
+            for name, text in _header_definitions(data, pattern, anchored):
+                definitions.setdefault(name, set()).add(text)
+                if pattern is _HEADER_DEFINE:
+                    macros.setdefault(name, set()).add(text)
     constants: dict[str, int] = {}
     unresolved, trying = definitions, definitions
     for _ in range(_CHAIN_PASSES):  # constants defined from constants of other headers

@@ -209,7 +209,10 @@ class DeviceFacts:
 
     def _file_looks_device(self) -> bool:
         data = self.source.data
-        return b"__global__" in data or b"__device__" in data or any(m.encode() in data for m in self.specifier_macros)
+        if b"__global__" in data or b"__device__" in data:
+            return True
+        macros = [re.escape(name.encode()) for name in self.specifier_macros if name.encode() in data]
+        return bool(macros) and re.search(rb"(?<![\w$])(?:" + b"|".join(macros) + rb")(?![\w$])", data) is not None
 
     def _function_info(self, node: tree_sitter.Node) -> FunctionInfo:
         specifiers = {child.type for child in node.children}
@@ -286,7 +289,7 @@ class DeviceFacts:
             return True
         body = lambda_node.child_by_field_name("body")  # the macro stands before it: read the head alone
         head = data[lambda_node.start_byte : body.start_byte if body is not None else lambda_node.end_byte]
-        return bool(self._expanded_specifiers(head) & {"__device__", "__global__"})
+        return bool(self._expanded_specifiers(head))  # each expands to __device__ or __global__
 
     # -- variable classes -------------------------------------------------------------
 
