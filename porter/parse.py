@@ -8,8 +8,10 @@ context where the tree is broken. The libclang layer (porter.clang) deepens file
 from __future__ import annotations
 
 import bisect
+import functools
 import operator
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -212,11 +214,30 @@ def _inside(node: tree_sitter.Node, kind: str) -> bool:
     return False
 
 
-def parse(source: SourceFile) -> ParsedFile:
+def parse(source: SourceFile, stand_ins: Mapping[bytes, bytes] | None = None) -> ParsedFile:
+    """The file's tree. `stand_ins` (name → bytes of the same width) are what the parser reads in
+    place of macros it cannot see through: `CUTLASS_DEVICE void f()` parses as a definition where
+    `__device__      void f()` stands in. Every node keeps its offsets, and every rule reads
+    text from the file as written."""
     if not source.kind.is_c_family:
         return ParsedFile(source=source, tree=None)
     _index.update(root=None, nodes=None, initializers=None)  # node ids are only unique within one live tree
-    return ParsedFile(source=source, tree=_parser().parse(source.data))
+    data = _stood_in(source.data, stand_ins) if stand_ins else source.data
+    return ParsedFile(source=source, tree=_parser().parse(data))
+
+
+def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
+    def replace(match: re.Match[bytes]) -> bytes:
+        # a directive (`#ifdef CUTLASS_DEVICE`, `#define CUTLASS_DEVICE …`) names the macro itself
+        line = data[data.rfind(b"\n", 0, match.start()) + 1 : match.start()]
+        return match.group() if line.lstrip().startswith(b"#") else stand_ins[match.group()]
+
+    return _names_pattern(tuple(sorted(stand_ins))).sub(replace, data)
+
+
+@functools.lru_cache(maxsize=64)
+def _names_pattern(names: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    return re.compile(rb"(?<![\w$])(?:" + b"|".join(map(re.escape, names)) + rb")(?![\w$])")
 
 
 def error_count(parsed: ParsedFile) -> int:

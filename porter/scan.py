@@ -23,7 +23,7 @@ from porter.discover import DiscoveredFile, Discovery, TorchExtension, discover,
 from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, include_point, parse
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
-from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants
+from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants, stand_ins
 from porter.rules.project import ProjectFacts, settle, settled_keys
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile, UndecodableSource
@@ -217,7 +217,11 @@ def _analyze(
     ctx = None
     try:
         token_pass = scan_limits.needs_token_pass(source)
-        parsed = ParsedFile(source, None) if token_pass else parse(source)
+        parsed = (
+            ParsedFile(source, None)
+            if token_pass
+            else parse(source, stand_ins(source.data, project and project.attributes))
+        )
         ctx = FileContext(
             parsed=parsed,
             config=config,

@@ -168,3 +168,46 @@ def test_compat_intrinsics_are_built_from_what_every_hip_here_declares():
             assert not re.search(rf"\b{name}\s*\(", text), (header, name, "HIP has it now: drop the entry")
             for used in entry["uses"]:
                 assert re.search(rf"\b{used}\s*\(", text), (header, used)
+
+
+def _cutlass_include() -> Path | None:
+    """A CUTLASS checkout's include/: PORTER_CUTLASS_INCLUDE, else the one FlashInfer's sdist
+    carries in the benchmarks' download cache (bench/pypi.py)."""
+    named = os.environ.get("PORTER_CUTLASS_INCLUDE")
+    if named:
+        return Path(named)
+    found = sorted((toolchains.cache_dir() / "pypi").glob("flashinfer*/3rdparty/cutlass/include"))
+    return found[-1] if found else None
+
+
+def _torch_include() -> Path | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return Path(torch.__file__).parent / "include"
+
+
+def test_library_attribute_macros_match_their_headers():
+    """porter/rules/data/attribute_macros.json: each macro's CUDA definition, as its header has it."""
+    from porter.rules.consteval import library_attribute_macros, read_data
+
+    roots = {"torch": _torch_include(), "cutlass": _cutlass_include()}
+    table = read_data("attribute_macros.json")["macros"]
+    checked = 0
+    for name, expansion in library_attribute_macros().items():
+        header = table[name]["header"]
+        root = roots["torch"] if header.startswith("torch/") else roots["cutlass"]
+        if root is None or not (root / header).is_file():
+            continue
+        definitions = re.findall(rf"#\s*define\s+{name}[ \t]+([^\n]+)", (root / header).read_text(errors="replace"))
+        assert expansion in [" ".join(d.split()) for d in definitions], (name, header, definitions)
+        checked += 1
+    cuda = toolchains.cuda_headers_path() / "include" / "crt" / "host_defines.h"
+    if cuda.is_file():
+        text = re.sub(r"\\\n\s*", " ", cuda.read_text(errors="replace"))  # definitions continued on the next line
+        for name, entry in read_data("attribute_macros.json")["function_like"].items():
+            assert re.search(rf"#\s*define {re.escape(name)}\(n\)\s+{re.escape(entry['cuda'])}", text), name
+            checked += 1
+    if not checked:
+        pytest.skip("neither torch's, CUDA's nor CUTLASS's headers (PORTER_CUTLASS_INCLUDE) at hand")

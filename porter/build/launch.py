@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from porter.parse import captures, parse
-from porter.rules.consteval import evaluate, file_constants
+from porter.rules.consteval import evaluate, file_constants, stand_ins
 from porter.source import FileKind, SourceFile
 
 
@@ -26,7 +26,7 @@ def block_sizes(root: Path, rel: str, flags: list[str]) -> dict[str, int]:
     path = root / rel
     kind = FileKind.HIP if path.suffix == ".hip" else FileKind.CUDA
     source = SourceFile.read(path, rel, kind)
-    parsed = parse(source)
+    parsed = parse(source, stand_ins(source.data))
     if parsed.root is None:
         return {}
     constants = {**_command_line_constants(flags), **file_constants(source, parsed.root)}

@@ -46,6 +46,7 @@ from porter.parse import include_point, parse
 from porter.rewrite import applicable, edits_for_mode, rewrite
 from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER, COMPAT_INCLUDE, WMMA_HEADER
 from porter.rules.build import cmake_packages
+from porter.rules.consteval import stand_ins
 from porter.rules.matrix import wmma_header_needed
 from porter.rules.tables import load_tables
 from porter.scan import ScanResult, scan
@@ -256,7 +257,7 @@ def _compat_include(source: SourceFile, offset: int | None) -> Edit:
     path = "../" * source.rel.count("/") + COMPAT_HEADER  # `rel` is a POSIX path in the tree, without `..`
     line = f'#include "{path}"{source.newline}'.encode()
     if offset is None:
-        offset = include_point(parse(source))
+        offset = include_point(parse(source, stand_ins(source.data)))
     return Edit(offset, offset, line)
 
 

@@ -229,19 +229,25 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".tcc")
 
 @dataclass(frozen=True)
 class HeaderConstants:
-    """The integer constants of a tree's headers and its function-specifier macros (see
-    specifier_macros), with a digest for the scan cache's key (made once per scan and carried to
-    the workers, not once per file)."""
+    """The integer constants of a tree's headers, its function-specifier macros (see
+    specifier_macros) and its attribute macros (attribute_macros), with a digest for the scan
+    cache's key (made once per scan and carried to the workers, not once per file)."""
 
     values: dict[str, int]
     digest: str
     specifiers: dict[str, str] = field(default_factory=dict)
+    attributes: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, values: dict[str, int], specifiers: dict[str, str] | None = None) -> HeaderConstants:
-        specifiers = specifiers or {}
-        facts = repr((sorted(values.items()), sorted(specifiers.items())))
-        return cls(values, hashlib.sha256(facts.encode()).hexdigest(), specifiers)
+    def of(
+        cls,
+        values: dict[str, int],
+        specifiers: dict[str, str] | None = None,
+        attributes: dict[str, str | None] | None = None,
+    ) -> HeaderConstants:
+        specifiers, attributes = specifiers or {}, attributes or {}
+        facts = repr((sorted(values.items()), sorted(specifiers.items()), sorted(attributes.items(), key=str)))
+        return cls(values, hashlib.sha256(facts.encode()).hexdigest(), specifiers, attributes)
 
 
 _SPECIFIER = re.compile(r"(?<![\w$])__(global|device)__(?![\w$])")
@@ -260,14 +266,120 @@ def specifier_macros(definitions: dict[str, set[str]]) -> dict[str, str]:
     return found
 
 
+# A macro body made of function attributes alone: what CUDA code hides behind FLASHINFER_INLINE,
+# CUTLASS_DEVICE or an unroll pragma. `static`, `constexpr` and types are not among them: those
+# change what a declaration means to the rules, so a macro that holds one is read as written.
+_ATTRIBUTES_ONLY = re.compile(
+    r"(?:\s*(?:__(?:device|host|global|forceinline|inline|noinline|grid_constant)__|inline"
+    r"|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|_Pragma\s*\(\s*\"[^\"]*\"\s*\)|#\s*pragma\s+unroll(?:\s+\d+)?))*\s*"
+)
+
+
+def attribute_macros(
+    definitions: dict[str, set[str]], known: dict[str, str | None] | None = None
+) -> dict[str, str | None]:
+    """Each macro's expansion where every definition of it is attributes alone, else None: a
+    name the project defines as something else is never read as attributes, a library's table
+    notwithstanding. A body may name another such macro, of `definitions` or `known`
+    (`#define HOST_DEVICE_INLINE HOST_DEVICE __forceinline__`): it counts by that one's expansion."""
+    found: dict[str, str | None] = {}
+    resolved = {name: text for name, text in (known or {}).items() if text is not None}
+    trying = definitions
+    for _ in range(_CHAIN_PASSES):
+        newly = set()
+        for name, texts in trying.items():
+            expanded = [_attributes_only(text, resolved) for text in texts]
+            if None not in expanded:
+                resolved[name] = found[name] = " ".join(expanded)
+                newly.add(name)
+        # a body left over can only change where it names a macro found in this pass
+        trying = {
+            name: texts
+            for name, texts in definitions.items()
+            if name not in found and any(not newly.isdisjoint(_IDENTIFIER.findall(text)) for text in texts)
+        }
+        if not trying:
+            break
+    return {name: found.get(name) for name in definitions}
+
+
+def _attributes_only(text: str, resolved: dict[str, str]) -> str | None:
+    """The body with the attribute macros it names expanded, where that leaves attributes alone."""
+    if _ATTRIBUTES_ONLY.fullmatch(text):
+        return text
+    if resolved:
+        expanded = _IDENTIFIER.sub(lambda word: resolved.get(word.group(), word.group()), text)
+        if expanded != text and _ATTRIBUTES_ONLY.fullmatch(expanded):
+            return expanded
+    return None
+
+
+@cache
+def library_attribute_macros() -> dict[str, str]:
+    """Library macros that stand for attributes (CUTLASS_DEVICE, C10_HOST_DEVICE), by their CUDA expansion."""
+    return {name: entry["cuda"] for name, entry in read_data("attribute_macros.json")["macros"].items()}
+
+
+@cache
+def _function_like_stand_ins() -> dict[bytes, bytes]:
+    """CUDA's function-like attribute macros, each read as the keyword of the same meaning (`__align__` → `alignas`)."""
+    table = read_data("attribute_macros.json")["function_like"]
+    return {name.encode(): entry["stand_in"].encode().ljust(len(name)) for name, entry in table.items()}
+
+
+def stand_ins(data: bytes, project: dict[str, str | None] | None = None) -> dict[bytes, bytes]:
+    """What the parser reads in place of each attribute macro the file names: the specifier it
+    expands to (`__device__`, `__global__`, `__host__ __device__`), padded with spaces to the
+    name's width so that every byte offset stays; blanks where it expands to attributes the rules
+    do not ask about. A name narrower than its specifier (`DINLINE`) stays as written: the
+    device facts read its expansion from the text (specifier_macros). CUDA's function-like
+    `__align__(n)` reads as `alignas  (n)`."""
+    known = {**library_attribute_macros(), **(project or {})}
+    if b"#" in data and b"define" in data:
+        known.update(_file_attribute_macros(data, known))
+    found = {name: stand_in for name, stand_in in _function_like_stand_ins().items() if name in data}
+    for name, expansion in known.items():
+        spelled = name.encode()
+        if expansion is not None and spelled in data:
+            stand_in = _stand_in(spelled, expansion.split())
+            if stand_in is not None:
+                found[spelled] = stand_in
+    return found
+
+
+def _stand_in(name: bytes, words: list[str]) -> bytes | None:
+    if "__global__" in words:
+        specifier = b"__global__"
+    elif "__device__" in words:
+        both = "__host__" in words and len(name) >= len(b"__host__ __device__")
+        specifier = b"__host__ __device__" if both else b"__device__"
+    else:
+        specifier = b""
+    return specifier.ljust(len(name)) if len(specifier) <= len(name) else None
+
+
+def _file_attribute_macros(data: bytes, known: dict[str, str | None]) -> dict[str, str | None]:
+    return attribute_macros(_file_definitions(data), known)
+
+
 def file_specifier_macros(data: bytes) -> dict[str, str]:
     """specifier_macros of the `#define`s in one file."""
     if b"__device__" not in data and b"__global__" not in data:
         return {}
-    definitions: dict[str, set[str]] = {}
-    for name, text in _header_definitions(data, _HEADER_DEFINE, _starts_line):
-        definitions.setdefault(name, set()).add(text)
-    return specifier_macros(definitions)
+    return specifier_macros(_file_definitions(data))
+
+
+_last_definitions: list = [None, {}]  # (data, its definitions): the parse and the device facts both ask
+
+
+def _file_definitions(data: bytes) -> dict[str, set[str]]:
+    """The object-like `#define`s of one file, by name."""
+    if _last_definitions[0] is not data:
+        definitions: dict[str, set[str]] = {}
+        for name, text in _header_definitions(data, _HEADER_DEFINE, _starts_line):
+            definitions.setdefault(name, set()).add(text)
+        _last_definitions[:] = [data, definitions]
+    return _last_definitions[1]
 
 
 def _header_definitions(data: bytes, pattern: re.Pattern[bytes], anchored) -> Iterable[tuple[str, str]]:
@@ -313,7 +425,7 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
         }
         if not trying:
             break
-    return HeaderConstants.of(constants, specifier_macros(macros))
+    return HeaderConstants.of(constants, specifier_macros(macros), attribute_macros(macros, library_attribute_macros()))
 
 
 def _text(source: SourceFile, node: tree_sitter.Node) -> str:

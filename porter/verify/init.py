@@ -9,6 +9,7 @@ from pathlib import Path
 from porter.config import Config
 from porter.discover import discover
 from porter.parse import captures, parse
+from porter.rules.consteval import stand_ins
 from porter.source import SourceFile
 
 C_TYPES = {
@@ -84,7 +85,7 @@ def propose(root: Path, config: Config) -> str:
         if not found.kind.is_c_family:
             continue
         source = SourceFile.read(found.path, found.rel, found.kind)
-        parsed = parse(source)
+        parsed = parse(source, stand_ins(source.data))
         if parsed.tree is None:
             continue
         for function in captures("(function_definition) @f", parsed.tree.root_node).get("f", []):
