@@ -8,7 +8,6 @@ context where the tree is broken. The libclang layer (porter.clang) deepens file
 from __future__ import annotations
 
 import bisect
-import functools
 import operator
 import re
 from collections.abc import Mapping
@@ -227,17 +226,30 @@ def parse(source: SourceFile, stand_ins: Mapping[bytes, bytes] | None = None) ->
 
 
 def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
-    def replace(match: re.Match[bytes]) -> bytes:
-        # a directive (`#ifdef CUTLASS_DEVICE`, `#define CUTLASS_DEVICE …`) names the macro itself
-        line = data[data.rfind(b"\n", 0, match.start()) + 1 : match.start()]
-        return match.group() if line.lstrip().startswith(b"#") else stand_ins[match.group()]
+    copy = None
+    for name, stand_in in stand_ins.items():
+        # a byte search per name: a regex over the names tests a look-behind at every byte
+        at = data.find(name)
+        while at >= 0:
+            end = at + len(name)
+            if _stands_alone(data, at, end) and not _in_directive(data, at):
+                copy = copy if copy is not None else bytearray(data)
+                copy[at:end] = stand_in
+            at = data.find(name, end)
+    return bytes(copy) if copy is not None else data
 
-    return _names_pattern(tuple(sorted(stand_ins))).sub(replace, data)
+
+def _stands_alone(data: bytes, start: int, end: int) -> bool:
+    """Not part of a longer name: `CUTE_HOST` inside `CUTE_HOST_DEVICE` is not it."""
+    return (start == 0 or data[start - 1] not in _NAME_BYTES) and (end == len(data) or data[end] not in _NAME_BYTES)
 
 
-@functools.lru_cache(maxsize=64)
-def _names_pattern(names: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    return re.compile(rb"(?<![\w$])(?:" + b"|".join(map(re.escape, names)) + rb")(?![\w$])")
+def _in_directive(data: bytes, at: int) -> bool:
+    """`#ifdef CUTLASS_DEVICE`, `#define CUTLASS_DEVICE …`: the directive names the macro itself."""
+    return data[data.rfind(b"\n", 0, at) + 1 : at].lstrip().startswith(b"#")
+
+
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
 
 def error_count(parsed: ParsedFile) -> int:

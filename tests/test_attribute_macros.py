@@ -86,9 +86,10 @@ def test_stand_ins_keep_directives_short_names_and_names_defined_otherwise():
 
 
 def test_a_macro_the_project_defines_as_something_else_in_one_header_is_never_stood_in():
-    constants = header_constants([b"#define FAST_FN __device__ inline\n", b"#define FAST_FN static\n"])
-    assert constants.attributes == {"FAST_FN": None}
-    assert stand_ins(b"FAST_FN int f();", constants.attributes) == {}
+    headers = [b"#define FAST_FN __device__ inline\n", b"#define FAST_FN static\n", b"#define CUTE_DEVICE 1\n"]
+    constants = header_constants(headers)
+    assert constants.attributes == {"CUTE_DEVICE": None}  # a library name overridden; FAST_FN is nothing to say
+    assert stand_ins(b"FAST_FN int f();\nCUTE_DEVICE int g();", constants.attributes) == {}
 
 
 def test_cudas_align_reads_as_alignas_so_declarations_keep_their_shape():

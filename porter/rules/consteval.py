@@ -307,9 +307,9 @@ def _attributes_only(text: str, resolved: dict[str, str]) -> str | None:
     """The body with the attribute macros it names expanded, where that leaves attributes alone."""
     if _ATTRIBUTES_ONLY.fullmatch(text):
         return text
-    if resolved:
+    if resolved and not resolved.keys().isdisjoint(_IDENTIFIER.findall(text)):
         expanded = _IDENTIFIER.sub(lambda word: resolved.get(word.group(), word.group()), text)
-        if expanded != text and _ATTRIBUTES_ONLY.fullmatch(expanded):
+        if _ATTRIBUTES_ONLY.fullmatch(expanded):
             return expanded
     return None
 
@@ -425,7 +425,15 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
         }
         if not trying:
             break
-    return HeaderConstants.of(constants, specifier_macros(macros), attribute_macros(macros, library_attribute_macros()))
+    return HeaderConstants.of(constants, specifier_macros(macros), _project_attribute_macros(macros))
+
+
+def _project_attribute_macros(macros: dict[str, set[str]]) -> dict[str, str | None]:
+    """attribute_macros of the headers, and the library's names the project defines otherwise
+    (None): no other macro needs saying, and every file checks each name given."""
+    library = library_attribute_macros()
+    found = attribute_macros(macros, library)
+    return {name: expansion for name, expansion in found.items() if expansion is not None or name in library}
 
 
 def _text(source: SourceFile, node: tree_sitter.Node) -> str:
