@@ -203,11 +203,17 @@ def test_library_attribute_macros_match_their_headers():
         definitions = re.findall(rf"#\s*define\s+{name}[ \t]+([^\n]+)", (root / header).read_text(errors="replace"))
         assert expansion in [" ".join(d.split()) for d in definitions], (name, header, definitions)
         checked += 1
-    cuda = toolchains.cuda_headers_path() / "include" / "crt" / "host_defines.h"
-    if cuda.is_file():
-        text = re.sub(r"\\\n\s*", " ", cuda.read_text(errors="replace"))  # definitions continued on the next line
-        for name, entry in read_data("attribute_macros.json")["function_like"].items():
-            assert re.search(rf"#\s*define {re.escape(name)}\(n\)\s+{re.escape(entry['cuda'])}", text), name
-            checked += 1
+    cuda = toolchains.cuda_headers_path() / "include"
+    for name, entry in read_data("attribute_macros.json")["function_like"].items():
+        header = cuda / entry["header"]
+        if not header.is_file():
+            continue
+        text = re.sub(r"\\\n\s*", " ", header.read_text(errors="replace"))  # definitions continued on the next line
+        definitions = {
+            re.sub(rf"\b{parameter}\b", "n", body).strip()  # the parameter's name, as the table writes it: n
+            for parameter, body in re.findall(rf"#\s*define {re.escape(name)}\((\w+)\)[ \t]+([^\n]+)", text)
+        }
+        assert entry["cuda"] in definitions, (name, definitions)
+        checked += 1
     if not checked:
         pytest.skip("neither torch's, CUDA's nor CUTLASS's headers (PORTER_CUTLASS_INCLUDE) at hand")
