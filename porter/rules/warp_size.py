@@ -217,6 +217,27 @@ ROCM_WAVEFRONT_FROM_BUILD = Rule(
     use_instead=f"`#ifndef ROCM_WAVEFRONT_SIZE` / `#define ROCM_WAVEFRONT_SIZE {portable.WARP_SIZE}` before the use: the build script's value still wins where it is given.",
 )
 
+PER_WARP_SLOTS_READ_BY_COUNT = Rule(
+    id="WRP012",
+    name="per-warp-slots-read-by-count",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.SUGGESTED,
+    summary="A shared array with one slot per warp, read back up to a count of 32-lane warps",
+    what=(
+        "Finds a `__shared__` array that each warp writes at its warp id (`partial[warp] = v`) and that is then "
+        "read at a lane or thread index guarded by the array's own length (`lane < 8 ? partial[lane] : 0` for "
+        "`partial[8]`), where the length is a number smaller than 32: the block's warp count, worked out for "
+        "32-lane warps (`8` for 256 threads)."
+    ),
+    why=WHY_WAVE64 + "\nThe same block has half as many 64-lane wavefronts, so only half the slots are ever written: "
+    "the read-back takes the other half from shared memory no wavefront wrote, and the block's reduction "
+    "or arg-max comes out wrong on every launch.",
+    example="__shared__ float partial[8];  // 256 threads\nif (lane == 0) partial[warp] = v;\n__syncthreads();\nv = lane < 8 ? partial[lane] : 0.0f;",
+    use_instead=f"Count the slots the block's warps fill: `lane < (8 * 32 / {portable.WARP_SIZE})` (8 on NVIDIA, 4 on wave64), or `blockDim.x / {portable.WARP_SIZE}`.",
+)
+
 RULES = (
     LANE_ARITHMETIC,
     SHUFFLE_OFFSET,
@@ -229,6 +250,7 @@ RULES = (
     CONSTEXPR_WARPSIZE,
     WARP_SIZE_GUARD,
     ROCM_WAVEFRONT_FROM_BUILD,
+    PER_WARP_SLOTS_READ_BY_COUNT,
 )
 
 # (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
@@ -816,6 +838,8 @@ def _shared_arrays(ctx: FileContext) -> Iterable[Finding]:
                     ctx, size.start_byte, size.end_byte, f"`{name}[32]` is indexed by lane or warp id: too small for 64 lanes",
                     edits=_literal_edit(ctx, size, portable.WARP_SIZE),
                 )  # fmt: skip
+            elif array.parent is not None and array.parent.type != "array_declarator":
+                yield from _slots_read_by_count(ctx, declaration, name, size_text, ctx.value_of(size))
 
 
 def _per_warp_divisor(ctx: FileContext, size: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -845,6 +869,90 @@ def _indexed_by_lane_or_warp(ctx: FileContext, declaration: tree_sitter.Node, na
             if re.search(r"(&31|%32|/32|>>5)$", text) and ctx.device.expression_is_thread_based(index):
                 return True
     return False
+
+
+# -- WRP012: per-warp slots read back by their count ---------------------------------------
+
+
+def _slots_read_by_count(
+    ctx: FileContext, declaration, name: str, size_text: str, slots: int | None
+) -> Iterable[Finding]:
+    """`partial[8]` written at each warp's id and read back under `lane < 8`: 8 is the block's
+    count of 32-lane warps, and half the slots stay unwritten on wave64. Only where every write
+    is at a warp id: an array the block fills otherwise (an initialising loop) is read safely."""
+    if slots is None or not 2 <= slots < 32:
+        return
+    scope = enclosing(declaration, ("function_definition",))
+    if scope is None:
+        return
+    reads, writes = _subscripts_of(ctx, scope, name)
+    if not writes or not all(ctx.device.expression_classes(index) & {VarClass.WARP} for index in writes):
+        return
+    for index in reads:
+        if not ctx.device.expression_classes(index) & {VarClass.LANE, VarClass.THREAD}:
+            continue
+        bound = _count_guard(ctx, index, slots)
+        if bound is not None:
+            text = ctx.source.text(bound.start_byte, bound.end_byte)
+            yield PER_WARP_SLOTS_READ_BY_COUNT.finding(
+                ctx, bound.start_byte, bound.end_byte,
+                f"`{name}[{size_text}]` holds one slot per 32-lane warp and is read back up to `{text}`: "
+                f"on wave64 the block has {slots // 2} wavefronts, and slots {slots // 2}-{slots - 1} are never written",
+                edits=_literal_edit(ctx, bound, f"({text} * 32 / {portable.WARP_SIZE})"),
+            )  # fmt: skip
+
+
+def _subscripts_of(ctx: FileContext, scope, name: str) -> tuple[list, list]:
+    """The index expressions of `name[…]` in the function: (read, written)."""
+    reads, writes = [], []
+    for subscript in captures("(subscript_expression) @s", scope).get("s", []):
+        target = subscript.child_by_field_name("argument")
+        indices = subscript.child_by_field_name("indices")
+        if target is None or indices is None or ctx.source.text(target.start_byte, target.end_byte) != name:
+            continue
+        if indices.named_child_count != 1:
+            continue
+        parent = subscript.parent
+        written = (
+            parent is not None
+            and parent.type == "assignment_expression"
+            and parent.child_by_field_name("left") == subscript
+        )
+        (writes if written else reads).append(indices.named_children[0])
+    return reads, writes
+
+
+def _count_guard(ctx: FileContext, index, slots: int):
+    """The bound of a `index < slots` test that guards the read (a `?:` or an `if` around it)."""
+    index_text = ctx.source.text(index.start_byte, index.end_byte)
+    node = index.parent
+    while node is not None and node.type != "function_definition":
+        condition = None
+        consequence = node.child_by_field_name("consequence") if node.type in _GUARDS else None
+        if consequence is not None and consequence.start_byte <= index.start_byte < consequence.end_byte:
+            condition = node.child_by_field_name("condition")
+        if condition is not None:
+            bound = _bound_of(ctx, unparenthesized(condition), index_text, slots)
+            if bound is not None:
+                return bound
+        node = node.parent
+    return None
+
+
+_GUARDS = ("conditional_expression", "if_statement")  # the read in their consequence, not in an `else`
+
+
+def _bound_of(ctx: FileContext, condition, index_text: str, slots: int):
+    if condition.type == "condition_clause":
+        value = condition.child_by_field_name("value")
+        condition = unparenthesized(value) if value is not None else condition
+    parts = binary_parts(condition, ctx.source)
+    if not parts or parts[1] != "<":
+        return None
+    left, _, right = parts
+    if ctx.source.text(left.start_byte, left.end_byte) == index_text and ctx.value_of(right) == slots:
+        return right
+    return None
 
 
 # -- WRP006: constants ---------------------------------------------------------------------
