@@ -52,7 +52,7 @@ def test_ports_that_are_right_pass_at_both_widths(emulated):
 def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
     result, _ = emulated
     planted = {c.name for c in result.cases if c.name.endswith("planted")}
-    assert len(planted) == 3
+    assert len(planted) == 4
     for name in planted:
         rows = verdicts(result, name)
         assert rows["gfx942"].status == "fail" and rows["gfx942"].mismatches > 0, rows["gfx942"]
@@ -99,3 +99,21 @@ def test_a_lane_outside_its_sync_mask_is_an_error_naming_it(tmp_path):
     result = verify(tree, ("gfx942",), load_config(tree), gpus=NO_GPUS)
     row = verdicts(result, "k")["gfx942"]
     assert row.status == "error" and "lane 32 calls __shfl_down_sync with mask 0xffffffff" in row.reason
+
+
+def test_block_local_shared_memory_is_poisoned_once_per_block_and_namespace_scope_left_alone(tmp_path):
+    (tmp_path / "k.cu").write_text(
+        "__shared__ float at_namespace[4];\n"
+        "__global__ void k(float* out) {\n"
+        "  __shared__ float tile[2][3];\n"
+        "  __shared__ int flag;\n"
+        "  extern __shared__ float dynamic[];\n"
+        "  out[0] = tile[0][0] + flag + dynamic[0];\n"
+        "}\n"
+    )
+    staged = emulate.stage(tmp_path, tmp_path / "staged")
+    text = (staged / "k.cu").read_text()
+    assert "float at_namespace[4];\n" in text  # no statement may follow at namespace scope
+    assert "__shared__ float tile[2][3]; porter_emu::poison_shared(&tile, sizeof(tile));" in text
+    assert "__shared__ int flag; porter_emu::poison_shared(&flag, sizeof(flag));" in text
+    assert text.count("poison_shared") == 2  # the dynamic array is the block's buffer, poisoned as it is made

@@ -57,3 +57,33 @@ __global__ void reduce_intrinsic(const int* in, int* out, int n) {
   unsigned total = __reduce_add_sync(0xffffffff, v);  // expect: SYN004 MSK001
   if ((threadIdx.x & 31) == 0) atomicAdd(out, static_cast<int>(total));  // expect: WRP001
 }
+
+// The index of each block's largest value: one slot per 32-lane warp of the 256-thread block,
+// read back up to 8 (that block's warps at 32 lanes; 4 wavefronts at 64).
+__global__ void block_argmax(const float* x, int* out, int n) {
+  __shared__ float best_val[8];
+  __shared__ int best_idx[8];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;  // expect: WRP001 WRP001
+  float best = -INFINITY;
+  int index = 0;
+  for (int i = blockIdx.x * 256 + threadIdx.x; i < n; i += 256 * gridDim.x) {
+    if (x[i] > best) { best = x[i]; index = i; }
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) {  // expect: WRP002
+    const float other = __shfl_xor_sync(0xffffffff, best, offset);  // expect: SYN001 MSK001
+    const int other_index = __shfl_xor_sync(0xffffffff, index, offset);  // expect: SYN001 MSK001
+    if (other > best) { best = other; index = other_index; }
+  }
+  if (lane == 0) { best_val[warp] = best; best_idx[warp] = index; }
+  __syncthreads();
+  if (warp == 0) {
+    best = lane < 8 ? best_val[lane] : -INFINITY;  // expect: WRP012
+    index = lane < 8 ? best_idx[lane] : 0;  // expect: WRP012
+    for (int offset = 4; offset > 0; offset >>= 1) {
+      const float other = __shfl_xor_sync(0xffffffff, best, offset);  // expect: SYN001 MSK001
+      const int other_index = __shfl_xor_sync(0xffffffff, index, offset);  // expect: SYN001 MSK001
+      if (other > best) { best = other; index = other_index; }
+    }
+    if (lane == 0) out[blockIdx.x] = index;
+  }
+}

@@ -17,6 +17,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from porter.parse import captures, parse
+from porter.rules.consteval import stand_ins
+from porter.source import FileKind, SourceFile
+
 EMULATOR = Path(__file__).resolve().parent / "emulator"
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".inl", ".cpp", ".cc")
 # `extern __shared__ T name[];` has no C++ spelling as a per-block thread_local: it becomes a
@@ -54,9 +58,41 @@ def stage(tree: Path, into: Path) -> Path:
                 + b"*>(porter_emu::dynamic_shared());",
                 data,
             )  # fmt: skip
+            rewritten = _poisoned_shared(path, rewritten)
             if rewritten != data:
                 path.write_bytes(rewritten)
     return into
+
+
+def _poisoned_shared(path: Path, data: bytes) -> bytes:
+    """`data` with a call after each block-local `__shared__` declaration that fills the variable
+    with the emulator's poison once per block (porter_emu::poison_shared): a read of a slot no
+    thread wrote then shows in the outputs, as garbage would on a GPU, instead of reading zeros."""
+    if b"__shared__" not in data:
+        return data
+    parsed = parse(SourceFile(path=path, rel=path.name, data=data, kind=FileKind.CUDA), stand_ins(data))
+    calls = []
+    for declaration in captures("(declaration) @d", parsed.root).get("d", []):
+        if declaration.parent is None or declaration.parent.type != "compound_statement":
+            continue  # at namespace scope a statement cannot follow
+        if b"__shared__" not in data[declaration.start_byte : declaration.end_byte]:
+            continue
+        names = [_declared_name(d, data) for d in declaration.children_by_field_name("declarator")]
+        if names and None not in names:
+            call = b"".join(b" porter_emu::poison_shared(&%s, sizeof(%s));" % (name, name) for name in names)
+            calls.append((declaration.end_byte, call))
+    for offset, call in reversed(calls):
+        data = data[:offset] + call + data[offset:]
+    return data
+
+
+def _declared_name(declarator, data: bytes) -> bytes | None:
+    """`tile` of `tile[32][33]` or `flag`; None for an initialised declarator (CUDA allows none)."""
+    while declarator is not None and declarator.type == "array_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None or declarator.type != "identifier":
+        return None
+    return data[declarator.start_byte : declarator.end_byte]
 
 
 def unsupported(source: Path) -> str | None:

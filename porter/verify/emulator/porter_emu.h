@@ -9,7 +9,9 @@
 // A barrier or collective that cannot complete, a lane calling a `_sync` collective whose mask
 // does not name it, or a kernel that runs past its time limit end the program with a message that
 // names the kernel and the construct: exit 124 for a hang, 125 for an error. Shared arrays are
-// checked by -fsanitize=bounds where porter builds with it.
+// checked by -fsanitize=bounds where porter builds with it. Shared memory starts each block filled
+// with a poison pattern, as a GPU's holds whatever the last kernel left: a port that reads slots no
+// thread of the block wrote (a warp count worked out for 32 lanes) reads the poison, not zeros.
 #ifndef PORTER_EMU_H
 #define PORTER_EMU_H
 
@@ -33,6 +35,7 @@
 #include <mutex>
 #include <thread>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #define __global__
@@ -121,6 +124,21 @@ struct Block {
   unsigned long long events = 0;  // arrivals at barriers and collectives, and exits: the block's progress
   unsigned long long spins = 0;   // atomics since the last event: threads that poll while others wait
 };
+
+// Every byte of a block's shared memory before any thread writes it: 0x7f7f7f7f is 3.4e38 as a
+// float and 2139062143 as an int, so a sum or a maximum that takes an unwritten slot shows it.
+constexpr unsigned char kPoison = 0x7f;
+inline thread_local unsigned long long block_serial = 0;  // the blocks this host thread has begun
+inline thread_local std::unordered_map<const void*, unsigned long long> poisoned_in_block;
+
+// Called after each `__shared__` declaration (porter stages the sources so): the first thread of
+// a block to reach it fills the variable; the others, and later passes, leave it alone.
+inline void poison_shared(void* address, size_t bytes) {
+  unsigned long long& serial = poisoned_in_block[address];
+  if (serial == block_serial) return;
+  serial = block_serial;
+  std::memset(address, kPoison, bytes);
+}
 
 inline thread_local Block* current_block = nullptr;
 inline thread_local Fiber* current_fiber = nullptr;
@@ -393,7 +411,8 @@ inline void run_block(const Launch& launch, uint3 index, std::function<void()>& 
   block.live = block.threads;
   block.fibers.resize(block.threads);
   block.warps.resize((block.threads + kWidth - 1) / kWidth);
-  block.dynamic_shared.assign(launch.shared ? launch.shared : 1, 0);
+  block.dynamic_shared.assign(launch.shared ? launch.shared : 1, kPoison);
+  ++block_serial;
   current_block = &block;
   current_body = &body;
   const size_t bytes = stack_bytes();
