@@ -12,7 +12,7 @@ from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.device import BALLOT_CALLS, VarClass, call_arguments, int_value
+from porter.rules.device import BALLOT_CALLS, VarClass, call_arguments, enclosing, int_value
 from porter.rules.patterns import search_fast
 from porter.source import encoded_length
 
@@ -121,6 +121,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if any(call.encode() in data for call in BALLOT_CALLS):  # a lane mask comes from a vote and nowhere else
         yield from _truncated_votes(ctx)
         yield from _bit_ops(ctx)
+        yield from _mask_receiving_parameters(ctx)
     yield from _mask_parameters(ctx)
     if b"<<" in data:
         yield from _lane_bits(ctx)
@@ -218,6 +219,65 @@ def _mask_parameters(ctx: FileContext) -> Iterable[Finding]:
             )  # fmt: skip
 
 
+def _mask_receiving_parameters(ctx: FileContext) -> Iterable[Finding]:
+    """`__device__ int leader(unsigned mask) { return __ffs(mask) - 1; }` called as `leader(votes)`
+    with a vote result: the helper's 32-bit parameter truncates the mask, and its bit operations
+    read half of it. One level of calls, to functions this file defines once."""
+    for parameter, name in _parameters_given_masks(ctx):
+        type_node, name_node = parameter.child_by_field_name("type"), parameter.child_by_field_name("declarator")
+        type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
+        parameter_name = ctx.source.text(name_node.start_byte, name_node.end_byte)
+        if THIRTY_TWO_BIT_TYPES.match(type_text):
+            yield MASK_TRUNCATED.finding(
+                ctx, type_node.start_byte, type_node.end_byte,
+                f"`{name}` is given a lane mask in `{parameter_name}`, declared `{type_text}`: a wave64 mask has 64 bits",
+                edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
+            )  # fmt: skip
+        function = enclosing(parameter, ("function_definition",))
+        for op, call in ctx.device.calls_named(BIT_OPS):
+            arguments = call_arguments(call)
+            if (
+                function is not None
+                and function.start_byte <= call.start_byte < function.end_byte
+                and len(arguments) == 1
+                and re.search(
+                    rf"(?<![\w$]){re.escape(parameter_name)}(?![\w$])",
+                    ctx.source.text(arguments[0].start_byte, arguments[0].end_byte),
+                )
+            ):
+                yield _bit_op_finding(ctx, op, call, arguments[0])
+
+
+def _parameters_given_masks(ctx: FileContext) -> Iterable[tuple[tree_sitter.Node, str]]:
+    """(parameter, function name) of the file's functions where some call passes a lane mask."""
+    definitions: dict[str, list[tree_sitter.Node]] = {}
+    for info in ctx.device.functions:
+        if info.node is not None and info.is_device:
+            definitions.setdefault(info.name.split("(")[0].strip(), []).append(info.node)
+    seen = set()
+    for name, call in ctx.device.calls_named(tuple(definitions)):
+        if len(definitions[name]) != 1:
+            continue  # overloads: which one the call picks is the compiler's question
+        declarator = definitions[name][0].child_by_field_name("declarator")
+        parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+        listed = [
+            p
+            for p in (parameters.named_children if parameters is not None else [])
+            if p.type == "parameter_declaration"
+        ]
+        for index, argument in enumerate(call_arguments(call)):
+            if index >= len(listed) or listed[index].id in seen:
+                continue
+            text = ctx.source.text(argument.start_byte, argument.end_byte)
+            if VarClass.MASK in ctx.device.expression_classes(argument) or any(c in text for c in BALLOT_CALLS):
+                if (
+                    listed[index].child_by_field_name("type") is not None
+                    and listed[index].child_by_field_name("declarator") is not None
+                ):
+                    seen.add(listed[index].id)
+                    yield listed[index], name
+
+
 def _outside_parentheses(text: str) -> str:
     """The expression with every parenthesised part removed: `__ballot_sync(m, a == b)` -> `__ballot_sync`."""
     for _ in range(8):
@@ -263,19 +323,22 @@ def _bit_ops(ctx: FileContext) -> Iterable[Finding]:
         argument = arguments[0]
         text = ctx.source.text(argument.start_byte, argument.end_byte)
         if VarClass.MASK in ctx.device.expression_classes(argument) or any(c in text for c in BALLOT_CALLS):
-            function = call.child_by_field_name("function")
-            edits = [Edit(function.start_byte, function.end_byte, BIT_OPS[name].encode())]
-            if name == "__ffs":
-                # HIP overloads __ffsll for long long and unsigned long long: a 32-bit argument
-                # (a mask variable the port did not widen) is ambiguous without the cast
-                edits += [
-                    Edit(argument.start_byte, argument.start_byte, f"({portable.LANE_MASK_TYPE})(".encode()),
-                    Edit(argument.end_byte, argument.end_byte, b")"),
-                ]
-            yield MASK_BIT_OPS_32.finding(
-                ctx, function.start_byte, function.end_byte, f"`{name}` reads 32 bits of a 64-bit lane mask",
-                edits=tuple(edits),
-            )  # fmt: skip
+            yield _bit_op_finding(ctx, name, call, argument)
+
+
+def _bit_op_finding(ctx: FileContext, name: str, call: tree_sitter.Node, argument: tree_sitter.Node) -> Finding:
+    function = call.child_by_field_name("function")
+    edits = [Edit(function.start_byte, function.end_byte, BIT_OPS[name].encode())]
+    if name == "__ffs":
+        # HIP overloads __ffsll for long long and unsigned long long: a 32-bit argument
+        # (a mask variable the port did not widen) is ambiguous without the cast
+        edits += [
+            Edit(argument.start_byte, argument.start_byte, f"({portable.LANE_MASK_TYPE})(".encode()),
+            Edit(argument.end_byte, argument.end_byte, b")"),
+        ]
+    return MASK_BIT_OPS_32.finding(
+        ctx, function.start_byte, function.end_byte, f"`{name}` reads 32 bits of a 64-bit lane mask", edits=tuple(edits)
+    )
 
 
 def _lane_bits(ctx: FileContext) -> Iterable[Finding]:
