@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import tree_sitter
 
@@ -206,17 +206,27 @@ def _mask_parameters(ctx: FileContext) -> Iterable[Finding]:
     outright (`static_assert`: the mask must be a 64-bit integer).
     """
     for name, _, _, parameter in _mask_parameter_sites(ctx):
-        type_node, name_node = parameter.child_by_field_name("type"), parameter.child_by_field_name("declarator")
-        if type_node is None:
-            continue
-        mask_name = ctx.source.text(name_node.start_byte, name_node.end_byte)
-        type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
-        if THIRTY_TWO_BIT_TYPES.match(type_text):
-            yield MASK_TRUNCATED.finding(
-                ctx, type_node.start_byte, type_node.end_byte,
-                f"`{mask_name}` reaches `{name}` as `{type_text}`: a wave64 mask has 64 bits",
-                edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
-            )  # fmt: skip
+        yield from _thirty_two_bit_parameter(
+            ctx, parameter, lambda mask, type_text, name=name: f"`{mask}` reaches `{name}` as `{type_text}`"
+        )
+
+
+def _thirty_two_bit_parameter(
+    ctx: FileContext, parameter: tree_sitter.Node, says: Callable[[str, str], str]
+) -> Iterable[Finding]:
+    """MSK002 where a parameter that holds a lane mask is declared 32 bits wide; `says(name, type)`
+    words the finding."""
+    type_node, name_node = parameter.child_by_field_name("type"), parameter.child_by_field_name("declarator")
+    if type_node is None or name_node is None:
+        return
+    type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
+    if THIRTY_TWO_BIT_TYPES.match(type_text):
+        name = ctx.source.text(name_node.start_byte, name_node.end_byte)
+        yield MASK_TRUNCATED.finding(
+            ctx, type_node.start_byte, type_node.end_byte,
+            says(name, type_text) + ": a wave64 mask has 64 bits",
+            edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
+        )  # fmt: skip
 
 
 def _mask_receiving_parameters(ctx: FileContext) -> Iterable[Finding]:
@@ -224,15 +234,13 @@ def _mask_receiving_parameters(ctx: FileContext) -> Iterable[Finding]:
     with a vote result: the helper's 32-bit parameter truncates the mask, and its bit operations
     read half of it. One level of calls, to functions this file defines once."""
     for parameter, name in _parameters_given_masks(ctx):
-        type_node, name_node = parameter.child_by_field_name("type"), parameter.child_by_field_name("declarator")
-        type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
+        yield from _thirty_two_bit_parameter(
+            ctx,
+            parameter,
+            lambda given, type_text, name=name: f"`{name}` is given a lane mask in `{given}`, declared `{type_text}`",
+        )
+        name_node = parameter.child_by_field_name("declarator")
         parameter_name = ctx.source.text(name_node.start_byte, name_node.end_byte)
-        if THIRTY_TWO_BIT_TYPES.match(type_text):
-            yield MASK_TRUNCATED.finding(
-                ctx, type_node.start_byte, type_node.end_byte,
-                f"`{name}` is given a lane mask in `{parameter_name}`, declared `{type_text}`: a wave64 mask has 64 bits",
-                edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
-            )  # fmt: skip
         function = enclosing(parameter, ("function_definition",))
         for op, call in ctx.device.calls_named(BIT_OPS):
             arguments = call_arguments(call)
