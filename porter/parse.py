@@ -19,7 +19,7 @@ from typing import NamedTuple
 import tree_sitter
 import tree_sitter_cuda
 
-from porter.source import SourceFile
+from porter.source import IDENTIFIER_BYTES, SourceFile
 
 
 @cache
@@ -241,15 +241,14 @@ def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
 
 def _stands_alone(data: bytes, start: int, end: int) -> bool:
     """Not part of a longer name: `CUTE_HOST` inside `CUTE_HOST_DEVICE` is not it."""
-    return (start == 0 or data[start - 1] not in _NAME_BYTES) and (end == len(data) or data[end] not in _NAME_BYTES)
+    return (start == 0 or data[start - 1] not in IDENTIFIER_BYTES) and (
+        end == len(data) or data[end] not in IDENTIFIER_BYTES
+    )
 
 
 def _in_directive(data: bytes, at: int) -> bool:
     """`#ifdef CUTLASS_DEVICE`, `#define CUTLASS_DEVICE …`: the directive names the macro itself."""
     return data[data.rfind(b"\n", 0, at) + 1 : at].lstrip().startswith(b"#")
-
-
-_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
 
 def error_count(parsed: ParsedFile) -> int:

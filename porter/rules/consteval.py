@@ -282,25 +282,14 @@ def attribute_macros(
     name the project defines as something else is never read as attributes, a library's table
     notwithstanding. A body may name another such macro, of `definitions` or `known`
     (`#define HOST_DEVICE_INLINE HOST_DEVICE __forceinline__`): it counts by that one's expansion."""
-    found: dict[str, str | None] = {}
     resolved = {name: text for name, text in (known or {}).items() if text is not None}
-    trying = definitions
-    for _ in range(_CHAIN_PASSES):
-        newly = set()
-        for name, texts in trying.items():
-            expanded = [_attributes_only(text, resolved) for text in texts]
-            if None not in expanded:
-                resolved[name] = found[name] = " ".join(expanded)
-                newly.add(name)
-        # a body left over can only change where it names a macro found in this pass
-        trying = {
-            name: texts
-            for name, texts in definitions.items()
-            if name not in found and any(not newly.isdisjoint(_IDENTIFIER.findall(text)) for text in texts)
-        }
-        if not trying:
-            break
+    found = _settled(definitions, _all_attributes, resolved)
     return {name: found.get(name) for name in definitions}
+
+
+def _all_attributes(texts: set[str], resolved: dict[str, str]) -> str | None:
+    expanded = [_attributes_only(text, resolved) for text in texts]
+    return None if None in expanded else " ".join(expanded)
 
 
 def _attributes_only(text: str, resolved: dict[str, str]) -> str | None:
@@ -406,26 +395,37 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
                 definitions.setdefault(name, set()).add(text)
                 if pattern is _HEADER_DEFINE:
                     macros.setdefault(name, set()).add(text)
-    constants: dict[str, int] = {}
-    unresolved, trying = definitions, definitions
-    for _ in range(_CHAIN_PASSES):  # constants defined from constants of other headers
-        found = set()
+    constants = _settled(definitions, _one_value, {})  # constants defined from constants of other headers
+    return HeaderConstants.of(constants, specifier_macros(macros), _project_attribute_macros(macros))
+
+
+def _one_value(texts: set[str], constants: dict[str, int]) -> int | None:
+    values = {evaluate(text, constants) for text in texts}
+    return values.pop() if len(values) == 1 and None not in values else None
+
+
+def _settled(definitions: dict[str, set[str]], resolve: Callable, resolved: dict) -> dict:
+    """The names whose texts `resolve` gives a value for, given those `resolved` so far (updated as
+    names are found), over passes: a name defined through another found in a later pass."""
+    found = {}
+    trying = definitions
+    for _ in range(_CHAIN_PASSES):
+        newly = set()
         for name, texts in trying.items():
-            values = {evaluate(text, constants) for text in texts}
-            if len(values) == 1 and None not in values:
-                constants[name] = values.pop()
-                found.add(name)
-        # a value once found stays, and a text evaluated again gives the same answer unless it
-        # names a constant found since: only those are worth another pass
-        unresolved = {name: texts for name, texts in unresolved.items() if name not in constants}
+            value = resolve(texts, resolved)
+            if value is not None:
+                resolved[name] = found[name] = value
+                newly.add(name)
+        # a value once found stays, and a text resolved again gives the same answer unless it
+        # names something found since: only those are worth another pass
         trying = {
             name: texts
-            for name, texts in unresolved.items()
-            if any(not found.isdisjoint(_IDENTIFIER.findall(text)) for text in texts)
+            for name, texts in definitions.items()
+            if name not in found and any(not newly.isdisjoint(_IDENTIFIER.findall(text)) for text in texts)
         }
         if not trying:
             break
-    return HeaderConstants.of(constants, specifier_macros(macros), _project_attribute_macros(macros))
+    return found
 
 
 def _project_attribute_macros(macros: dict[str, set[str]]) -> dict[str, str | None]:

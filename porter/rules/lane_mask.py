@@ -12,7 +12,7 @@ from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.device import BALLOT_CALLS, VarClass, call_arguments, enclosing, int_value
+from porter.rules.device import BALLOT_CALLS, VarClass, call_arguments, int_value
 from porter.rules.patterns import search_fast
 from porter.source import encoded_length
 
@@ -136,12 +136,19 @@ def _mask_parameter_sites(ctx: FileContext):
         if not arguments or arguments[0].type != "identifier" or function.node is None:
             continue
         mask_name = ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
-        declarator = function.node.child_by_field_name("declarator")
-        parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-        for index, parameter in enumerate(parameters.named_children if parameters is not None else []):
+        for index, parameter in enumerate(_parameters_of(function.node)):
             name_node = parameter.child_by_field_name("declarator")
             if name_node is not None and ctx.source.text(name_node.start_byte, name_node.end_byte) == mask_name:
                 yield name, function, index, parameter
+
+
+def _parameters_of(definition: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """A function definition's parameters in order, as its callers' arguments line up with them
+    (the comments a parameter list may hold left out)."""
+    declarator = definition.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    listed = parameters.named_children if parameters is not None else []
+    return [p for p in listed if p.type in ("parameter_declaration", "optional_parameter_declaration")]
 
 
 def _mask_wrappers(ctx: FileContext) -> dict[str, int]:
@@ -233,7 +240,7 @@ def _mask_receiving_parameters(ctx: FileContext) -> Iterable[Finding]:
     """`__device__ int leader(unsigned mask) { return __ffs(mask) - 1; }` called as `leader(votes)`
     with a vote result: the helper's 32-bit parameter truncates the mask, and its bit operations
     read half of it. One level of calls, to functions this file defines once."""
-    for parameter, name in _parameters_given_masks(ctx):
+    for parameter, name, definition in _parameters_given_masks(ctx):
         yield from _thirty_two_bit_parameter(
             ctx,
             parameter,
@@ -241,12 +248,10 @@ def _mask_receiving_parameters(ctx: FileContext) -> Iterable[Finding]:
         )
         name_node = parameter.child_by_field_name("declarator")
         parameter_name = ctx.source.text(name_node.start_byte, name_node.end_byte)
-        function = enclosing(parameter, ("function_definition",))
         for op, call in ctx.device.calls_named(BIT_OPS):
             arguments = call_arguments(call)
             if (
-                function is not None
-                and function.start_byte <= call.start_byte < function.end_byte
+                definition.start_byte <= call.start_byte < definition.end_byte
                 and len(arguments) == 1
                 and re.search(
                     rf"(?<![\w$]){re.escape(parameter_name)}(?![\w$])",
@@ -256,8 +261,8 @@ def _mask_receiving_parameters(ctx: FileContext) -> Iterable[Finding]:
                 yield _bit_op_finding(ctx, op, call, arguments[0])
 
 
-def _parameters_given_masks(ctx: FileContext) -> Iterable[tuple[tree_sitter.Node, str]]:
-    """(parameter, function name) of the file's functions where some call passes a lane mask."""
+def _parameters_given_masks(ctx: FileContext) -> Iterable[tuple[tree_sitter.Node, str, tree_sitter.Node]]:
+    """(parameter, function name, definition) of the file's functions where some call passes a lane mask."""
     definitions: dict[str, list[tree_sitter.Node]] = {}
     for info in ctx.device.functions:
         if info.node is not None and info.is_device:
@@ -266,13 +271,7 @@ def _parameters_given_masks(ctx: FileContext) -> Iterable[tuple[tree_sitter.Node
     for name, call in ctx.device.calls_named(tuple(definitions)):
         if len(definitions[name]) != 1:
             continue  # overloads: which one the call picks is the compiler's question
-        declarator = definitions[name][0].child_by_field_name("declarator")
-        parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-        listed = [
-            p
-            for p in (parameters.named_children if parameters is not None else [])
-            if p.type == "parameter_declaration"
-        ]
+        listed = _parameters_of(definitions[name][0])
         for index, argument in enumerate(call_arguments(call)):
             if index >= len(listed) or listed[index].id in seen:
                 continue
@@ -283,7 +282,7 @@ def _parameters_given_masks(ctx: FileContext) -> Iterable[tuple[tree_sitter.Node
                     and listed[index].child_by_field_name("declarator") is not None
                 ):
                     seen.add(listed[index].id)
-                    yield listed[index], name
+                    yield listed[index], name, definitions[name][0]
 
 
 def _outside_parentheses(text: str) -> str:

@@ -855,20 +855,25 @@ def _per_warp_divisor(ctx: FileContext, size: tree_sitter.Node) -> tree_sitter.N
 
 def _indexed_by_lane_or_warp(ctx: FileContext, declaration: tree_sitter.Node, name: str) -> bool:
     scope = enclosing(declaration, ("function_definition",)) or ctx.parsed.root
-    for subscript in captures("(subscript_expression) @s", scope).get("s", []):
-        target = subscript.child_by_field_name("argument")
-        if target is None or ctx.source.text(target.start_byte, target.end_byte) != name:
-            continue
-        indices = subscript.child_by_field_name("indices") or subscript.child_by_field_name("index")
-        if indices is None:
-            continue
-        for index in indices.named_children if indices.named_child_count else [indices]:
+    for _, index_nodes in _subscripts_named(ctx, scope, name):
+        for index in index_nodes:
             if ctx.device.expression_classes(index) & {VarClass.LANE, VarClass.WARP}:
                 return True
             text = re.sub(r"\s+", "", ctx.source.text(index.start_byte, index.end_byte))
             if re.search(r"(&31|%32|/32|>>5)$", text) and ctx.device.expression_is_thread_based(index):
                 return True
     return False
+
+
+def _subscripts_named(ctx: FileContext, scope: tree_sitter.Node, name: str):
+    """Each `name[…]` in `scope`: (the subscript, its index expressions)."""
+    for subscript in captures("(subscript_expression) @s", scope).get("s", []):
+        target = subscript.child_by_field_name("argument")
+        if target is None or ctx.source.text(target.start_byte, target.end_byte) != name:
+            continue
+        indices = subscript.child_by_field_name("indices") or subscript.child_by_field_name("index")
+        if indices is not None:
+            yield subscript, (indices.named_children if indices.named_child_count else [indices])
 
 
 # -- WRP012: per-warp slots read back by their count ---------------------------------------
@@ -905,12 +910,8 @@ def _slots_read_by_count(
 def _subscripts_of(ctx: FileContext, scope, name: str) -> tuple[list, list]:
     """The index expressions of `name[…]` in the function: (read, written)."""
     reads, writes = [], []
-    for subscript in captures("(subscript_expression) @s", scope).get("s", []):
-        target = subscript.child_by_field_name("argument")
-        indices = subscript.child_by_field_name("indices")
-        if target is None or indices is None or ctx.source.text(target.start_byte, target.end_byte) != name:
-            continue
-        if indices.named_child_count != 1:
+    for subscript, index_nodes in _subscripts_named(ctx, scope, name):
+        if len(index_nodes) != 1:
             continue
         parent = subscript.parent
         written = (
@@ -918,7 +919,7 @@ def _subscripts_of(ctx: FileContext, scope, name: str) -> tuple[list, list]:
             and parent.type == "assignment_expression"
             and parent.child_by_field_name("left") == subscript
         )
-        (writes if written else reads).append(indices.named_children[0])
+        (writes if written else reads).append(index_nodes[0])
     return reads, writes
 
 
