@@ -228,6 +228,8 @@ def _analyze(
             tables=load_tables(),
             project_constants=project.values if project else {},
             project_specifiers=project.specifiers if project else {},
+            project_width_splits=project.width_splits if project else {},
+            project_conditions=project.conditions if project else None,
         )
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))

@@ -125,7 +125,7 @@ GATES = {
         b"p.major p -> major p.majority row_major x->\n\t major a.major_ b. major",
     ),
     "platform words": (
-        branches._mentions_platform,
+        branches.mentions_platform,
         rb"HIP|ROCM|ROCm|AMDGCN|AMDGPU|__gfx|__GFX|NVCC|NVCOMPILER|#\s*if\s+0\b",
         b"#if  0\n# if 00\nROC_M __GF X NVCOMPILE",
     ),

@@ -116,6 +116,10 @@ class FileContext:
     project_constants: dict[str, int] = field(default_factory=dict)
     # macros of the project's headers that expand to __device__ or __global__ (consteval.specifier_macros)
     project_specifiers: dict[str, str] = field(default_factory=dict)
+    # warp widths the project's headers define apart for ROCm's device and host passes (branches.PassSplit)
+    project_width_splits: dict = field(default_factory=dict)
+    # the platform and condition macros of the project's headers (branches.ProjectConditions)
+    project_conditions: object = None
     # what the file tells about the whole project (porter.rules.project): settled across the scan
     project: ProjectFacts = field(default_factory=ProjectFacts)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text
@@ -140,7 +144,7 @@ class FileContext:
     def branches(self):
         from porter.rules.branches import Branches
 
-        return Branches(self.source, self.parsed.root)
+        return Branches(self.source, self.parsed.root, self.project_conditions)
 
     @cached_property
     def shared_constants(self) -> dict[str, int]:

@@ -9,7 +9,9 @@ HIP, to be audited as HIP (wave64 analysis) and never as CUDA.
 Each branch's condition is evaluated in three environments with three-valued logic: the CUDA
 compilation, a ROCm compilation for a CDNA (wave64) device and one for an RDNA (wave32) device.
 Only what the environments know decides a branch: platform markers, AMD target macros and the
-project's own macros defined on one side. Everything else (`__CUDA_ARCH__` values, feature flags)
+project's own macros defined on one side. A fourth environment, ROCm's host pass, knows none of
+the device pass's macros (`__gfx942__`, `__GFX9__`, `__AMDGCN_WAVEFRONT_SIZE`): a constant chosen
+by them takes another value in the host code that sizes the launch (pass_splits). Everything else (`__CUDA_ARCH__` values, feature flags)
 is unknown, so `#if __CUDA_ARCH__ >= 800` is never taken for a ROCm decision: that test is the
 arch-guard rules' business.
 """
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
+from typing import NamedTuple
 
 import tree_sitter
 
@@ -50,27 +54,29 @@ class Side(StrEnum):
 class Environment:
     name: str
     rocm: bool
-    gfx: str = ""  # the AMD target of a ROCm environment
+    gfx: str = ""  # the AMD target of a ROCm device pass
     wave: int = 32
+    device: bool = True  # hip-clang compiles a file twice: once per target (device), once for the host
 
     def defined(self, name: str) -> bool | None:
-        if name in ROCM_MARKERS or name in ROCM_DEVICE_MARKERS:
+        if name in ROCM_MARKERS:
             return self.rocm
+        if name in ROCM_DEVICE_MARKERS or name in _WAVEFRONT:
+            return self.rocm and self.device
         if name in NVIDIA_ONLY:
             return not self.rocm
-        if name in _WAVEFRONT:
-            return self.rocm
         target = _GFX_TARGET.fullmatch(name)
         if target:
-            return self.rocm and target.group(1) == self.gfx
+            return self.rocm and self.device and target.group(1) == self.gfx
         family = _GFX_FAMILY.fullmatch(name)
         if family:
-            return self.rocm and self.gfx.startswith(family.group(1)) and len(self.gfx) - len(family.group(1)) == 2
+            gfx = self.gfx if self.device else ""
+            return self.rocm and gfx.startswith(family.group(1)) and len(gfx) - len(family.group(1)) == 2
         # `__CUDA_ARCH__` stays unknown on ROCm too: a test on it is the arch-guard rules' question
         return None
 
     def value(self, name: str) -> int | None:
-        if name in _WAVEFRONT and self.rocm:
+        if name in _WAVEFRONT and self.rocm and self.device:
             return self.wave
         defined = self.defined(name)
         return None if defined is None else int(defined)  # an undefined name reads 0 in #if
@@ -79,7 +85,59 @@ class Environment:
 CUDA = Environment("cuda", rocm=False)
 CDNA = Environment("rocm-cdna", rocm=True, gfx="942", wave=64)
 RDNA = Environment("rocm-rdna", rocm=True, gfx="1100", wave=32)
-ENVIRONMENTS = (CUDA, CDNA, RDNA)
+ROCM_HOST = Environment("rocm-host", rocm=True, device=False)
+ENVIRONMENTS = (CUDA, CDNA, RDNA, ROCM_HOST)
+DEVICE_PASSES = (CDNA, RDNA)
+
+# `constexpr int NAME = VALUE;` (const, static, any integer type) or `#define NAME VALUE`
+CONSTANT_DEFINITION = re.compile(
+    rb"^[ \t]*(?:(?:static\s+|inline\s+)*(?:constexpr|const)\s+[\w\s]*?\b(\w+)\s*=\s*([^;\n]+?)\s*;"
+    rb"|#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]+?)[ \t]*$)",
+    re.M,
+)
+# what only a device pass defines: a file without one of them has nothing to split
+_DEVICE_PASS_WORDS = (b"__gfx", b"__GFX", b"__AMDGCN", b"__AMDGPU__", b"__HIP_DEVICE_COMPILE__")
+
+
+CONDITION_BODY = re.compile(r"\bdefined\b|\|\||&&")
+
+
+@dataclass(frozen=True)
+class ProjectConditions:
+    """What the project's headers tell a file's conditionals: their platform macros (`BNB_HIP`:
+    0 for CUDA, 1 for ROCm) and their condition macros (`IS_CDNA`), by name."""
+
+    macros: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    bodies: dict[str, str] = field(default_factory=dict)
+
+    def mentioned_in(self, data: bytes) -> bool:
+        return any(name.encode() in data for name in (*self.macros, *self.bodies))
+
+
+@lru_cache(maxsize=256)
+def _condition_expression(body: str) -> tuple[SourceFile, tree_sitter.Node] | None:
+    """A macro body parsed as an `#if` condition (a node keeps its tree alive)."""
+    from pathlib import Path
+
+    from porter.parse import cuda_language
+    from porter.source import FileKind
+
+    data = b"#if " + body.replace("\\\n", " ").encode() + b"\n#endif\n"
+    tree = tree_sitter.Parser(cuda_language()).parse(data)
+    directive = tree.root_node.named_children[0] if tree.root_node.named_child_count else None
+    condition = directive.child_by_field_name("condition") if directive is not None else None
+    if condition is None or condition.has_error:
+        return None
+    return SourceFile(path=Path("macro"), rel="macro", data=data, kind=FileKind.HEADER), condition
+
+
+class PassSplit(NamedTuple):
+    """A warp width that follows the device pass's wavefront while the host pass, compiled once
+    for every target, reads another value: `#if defined(__GFX9__)` is false there."""
+
+    device: int  # the value in the device pass of `target`, that target's wavefront width
+    host: int
+    target: str  # the gfx target whose device pass disagrees with the host
 
 
 @dataclass(frozen=True)
@@ -92,16 +150,29 @@ class Region:
 class Branches:
     """The decided platform regions of one file, by start; `side_at(byte)` answers per position."""
 
-    def __init__(self, source: SourceFile, root: tree_sitter.Node | None):
+    def __init__(self, source: SourceFile, root: tree_sitter.Node | None, project: ProjectConditions | None = None):
         self.source = source
         self.regions: list[Region] = []
+        # every arm of every conditional: (start, end, where it is live), for live_at
+        self._arms: list[tuple[int, int, dict[str, bool | None]]] = []
         # project macros whose value follows the platform: name -> {environment name: value}
-        self.macros: dict[str, dict[str, int | None]] = {}
-        if root is not None and _mentions_platform(source.data):
+        project = project or ProjectConditions()
+        self.macros: dict[str, dict[str, int | None]] = {name: dict(v) for name, v in project.macros.items()}
+        # object-like macros that stand for a condition (`#define IS_CDNA (defined(__gfx942__) || …)`)
+        self._bodies: dict[str, str] = dict(project.bodies)
+        self._defined_before: set[str] = set()
+        self._expanding: set[str] = set()
+        if root is not None and (mentions_platform(source.data) or project.mentioned_in(source.data)):
             self._walk(root)
         # a chain's arms are recorded before the conditionals nested in its first arm: sort by start
         self.regions.sort(key=lambda region: region.start)
         self._starts = [region.start for region in self.regions]
+        self._arms.sort(key=lambda arm: arm[0])
+        self._arm_starts = [arm[0] for arm in self._arms]
+
+    def platform_macros(self) -> dict[str, dict[str, int | None]]:
+        """The macros the file defines per platform, for the files that include it."""
+        return {name: self.macros[name] for name in self.macros if self._platform_macro(name) is not None}
 
     def side_at(self, offset: int) -> Side | None:
         """The side of the innermost decided region holding the offset, else None (both platforms).
@@ -113,6 +184,32 @@ class Branches:
             if offset < region.end:
                 return region.side
         return None
+
+    def live_at(self, offset: int) -> dict[str, bool | None]:
+        """Where the code at the offset is compiled, per environment (the innermost arm holding it)."""
+        for index in range(bisect.bisect_right(self._arm_starts, offset) - 1, -1, -1):
+            start, end, live = self._arms[index]
+            if offset < end:
+                return live
+        return {env.name: True for env in ENVIRONMENTS}
+
+    def pass_splits(self, constants: dict[str, int]) -> dict[str, PassSplit]:
+        """The file's warp widths defined apart for ROCm's device and host passes (PassSplit): in
+        a device pass the name's value is that target's wavefront, in the host pass another."""
+        data = self.source.data
+        if not self._arms or not mentions_device_pass(data):
+            return {}
+        values: dict[str, dict[str, set[int | None]]] = {}
+        for match in CONSTANT_DEFINITION.finditer(data):
+            group = 1 if match.group(1) else 3
+            name, text = match.group(group).decode(), match.group(group + 1).decode("utf-8", "replace")
+            live = self.live_at(match.start())
+            per_pass = values.setdefault(name, {})
+            for env in (*DEVICE_PASSES, ROCM_HOST):
+                if live[env.name] is not False:  # compiled there, or perhaps (an unknown value)
+                    value = _definition_value(text, env, constants) if live[env.name] else None
+                    per_pass.setdefault(env.name, set()).add(value)
+        return {name: split for name, per_pass in values.items() if (split := _split(per_pass)) is not None}
 
     # -- walking the conditionals -------------------------------------------------------
 
@@ -152,6 +249,7 @@ class Branches:
             body_start, body_end = _body_span(arm)
             self._record_region(body_start, body_end, live)
             arms.append((body_start, body_end, live))
+            self._arms.append((body_start, body_end, live))
             earlier = {name: _or(earlier[name], own[name]) for name in earlier}
             arm = arm.child_by_field_name("alternative")
         return arms
@@ -185,12 +283,40 @@ class Branches:
         name = self.source.text(name_node.start_byte, name_node.end_byte)
         text = self.source.text(value_node.start_byte, value_node.end_byte).strip() if value_node else "1"
         number = literal_value(re.sub(r"//.*|/\*.*", "", text).strip().strip("()").strip()) if text else 1
+        self._record_body(name, text if number is None else None)
         values = self.macros.setdefault(name, {env.name: False for env in ENVIRONMENTS})
         for env in ENVIRONMENTS:
             if live[env.name] is True:
                 values[env.name] = number if number is not None else None
             elif live[env.name] is None and values[env.name] is False:
                 values[env.name] = None
+
+    def _record_body(self, name: str, text: str | None) -> None:
+        """A macro defined once with a condition's text is expanded where a condition names it."""
+        if text is not None and name not in self._defined_before and CONDITION_BODY.search(text):
+            self._bodies[name] = text
+        else:
+            self._bodies.pop(name, None)
+        self._defined_before.add(name)
+
+    def _expanded(self, name: str, env: Environment) -> int | None:
+        """The value of a condition macro's body (`#if IS_CDNA`), as the preprocessor expands it."""
+        body = self._bodies.get(name)
+        if body is None or name in self._expanding:
+            return None
+        expression = _condition_expression(body)
+        if expression is None:
+            return None
+        source, node = expression
+        # the evaluator reads node text from self.source: the body's own source while it evaluates
+        outer_source = self.source
+        self._expanding.add(name)
+        self.source = source
+        try:
+            return self._evaluate(node, env)
+        finally:
+            self.source = outer_source
+            self._expanding.discard(name)
 
     # -- evaluating a condition -----------------------------------------------------------
 
@@ -219,7 +345,7 @@ class Branches:
             if value is False:
                 return 0
             return None if value is None or value is True else int(value)
-        return None
+        return self._expanded(name, env)
 
     def _evaluate(self, node: tree_sitter.Node, env: Environment) -> int | None:
         kind = node.type
@@ -270,11 +396,40 @@ class Branches:
         return None
 
 
+def mentions_device_pass(data: bytes) -> bool:
+    return any(word in data for word in _DEVICE_PASS_WORDS)
+
+
+def _definition_value(text: str, env: Environment, constants: dict[str, int]) -> int | None:
+    """A definition's value in one pass: the wavefront macros and `warpSize` are the device
+    pass's own width (undefined on the host), anything else what consteval makes of it."""
+    from porter.rules.consteval import evaluate
+
+    bare = re.sub(r"//.*|/\*.*?\*/", "", text).strip().strip("()").strip()
+    if bare in _WAVEFRONT or bare == "warpSize":
+        return env.wave if env.device else None
+    return evaluate(bare, constants)
+
+
+def _split(per_pass: dict[str, set[int | None]]) -> PassSplit | None:
+    """A split where the host pass has one known value and some device pass another, equal to that
+    target's wavefront (the name follows the wavefront there: it is a warp width)."""
+    host = per_pass.get(ROCM_HOST.name, set())
+    if len(host) != 1 or None in host:
+        return None
+    host_value = next(iter(host))
+    for env in DEVICE_PASSES:
+        device = per_pass.get(env.name, set())
+        if device == {env.wave} and host_value != env.wave:
+            return PassSplit(env.wave, host_value, "gfx" + env.gfx)
+    return None
+
+
 _PLATFORM_WORDS = (b"HIP", b"ROCM", b"ROCm", b"AMDGCN", b"AMDGPU", b"__gfx", b"__GFX", b"NVCC", b"NVCOMPILER")
 _IF_ZERO = re.compile(rb"#\s*if\s+0\b")
 
 
-def _mentions_platform(data: bytes) -> bool:
+def mentions_platform(data: bytes) -> bool:
     # the words by `in`, not one alternation: a regex whose alternatives lead differently is tried at every byte
     return any(word in data for word in _PLATFORM_WORDS) or _IF_ZERO.search(data) is not None
 
@@ -317,4 +472,4 @@ def _or(left: bool | None, right: bool | None) -> bool | None:
     return None if left is None or right is None else False
 
 
-__all__ = ["Branches", "Side"]
+__all__ = ["CONDITION_BODY", "CONSTANT_DEFINITION", "Branches", "PassSplit", "ProjectConditions", "Side"]

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 import tree_sitter
 
@@ -237,6 +238,8 @@ class HeaderConstants:
     digest: str
     specifiers: dict[str, str] = field(default_factory=dict)
     attributes: dict[str, str | None] = field(default_factory=dict)
+    conditions: object = None  # branches.ProjectConditions
+    width_splits: dict = field(default_factory=dict)  # name -> branches.PassSplit
 
     @classmethod
     def of(
@@ -244,10 +247,16 @@ class HeaderConstants:
         values: dict[str, int],
         specifiers: dict[str, str] | None = None,
         attributes: dict[str, str | None] | None = None,
+        conditions=None,
+        width_splits: dict | None = None,
     ) -> HeaderConstants:
-        specifiers, attributes = specifiers or {}, attributes or {}
-        facts = repr((sorted(values.items()), sorted(specifiers.items()), sorted(attributes.items(), key=str)))
-        return cls(values, hashlib.sha256(facts.encode()).hexdigest(), specifiers, attributes)
+        specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
+        facts = repr((
+            sorted(values.items()), sorted(specifiers.items()), sorted(attributes.items(), key=str),
+            conditions and (sorted(conditions.macros.items()), sorted(conditions.bodies.items())),
+            sorted(width_splits.items()),
+        ))  # fmt: skip
+        return cls(values, hashlib.sha256(facts.encode()).hexdigest(), specifiers, attributes, conditions, width_splits)
 
 
 _SPECIFIER = re.compile(r"(?<![\w$])__(global|device)__(?![\w$])")
@@ -396,7 +405,46 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
                 if pattern is _HEADER_DEFINE:
                     macros.setdefault(name, set()).add(text)
     constants = _settled(definitions, _one_value, {})  # constants defined from constants of other headers
-    return HeaderConstants.of(constants, specifier_macros(macros), _project_attribute_macros(macros))
+    conditions, splits = _header_conditions(headers, macros, constants)
+    return HeaderConstants.of(
+        constants, specifier_macros(macros), _project_attribute_macros(macros), conditions, splits
+    )
+
+
+def _header_conditions(headers: list[bytes], macros: dict[str, set[str]], constants: dict[str, int]):
+    """The headers' platform and condition macros (branches.ProjectConditions), and the warp widths
+    they define apart for ROCm's device and host passes (branches.pass_splits). Only the headers
+    that name a platform are parsed for them: few, in a CUDA project."""
+    from porter.parse import parse
+    from porter.rules.branches import (
+        CONDITION_BODY,
+        Branches,
+        ProjectConditions,
+        mentions_device_pass,
+        mentions_platform,
+    )
+    from porter.source import FileKind
+
+    sources = [
+        SourceFile(path=Path("header"), rel="header", data=data, kind=FileKind.HEADER)
+        for data in headers
+        if b"define" in data and mentions_platform(data)
+    ]
+    platform: dict[str, dict] = {}
+    for source in sources:  # each on its own first: a header's macros are seen by the others
+        for name, values in Branches(source, parse(source).root).platform_macros().items():
+            platform[name] = values if platform.get(name, values) == values else None
+    bodies = {
+        name: next(iter(texts))
+        for name, texts in macros.items()
+        if len(texts) == 1 and CONDITION_BODY.search(next(iter(texts)))
+    }
+    conditions = ProjectConditions({name: v for name, v in platform.items() if v is not None}, bodies)
+    splits = {}
+    for source in sources:
+        if mentions_device_pass(source.data):
+            splits.update(Branches(source, parse(source).root, conditions).pass_splits(constants))
+    return conditions, splits
 
 
 def _one_value(texts: set[str], constants: dict[str, int]) -> int | None:

@@ -238,6 +238,35 @@ PER_WARP_SLOTS_READ_BY_COUNT = Rule(
     use_instead=f"Count the slots the block's warps fill: `lane < (8 * 32 / {portable.WARP_SIZE})` (8 on NVIDIA, 4 on wave64), or `blockDim.x / {portable.WARP_SIZE}`.",
 )
 
+WIDTH_SPLIT_BY_PASS = Rule(
+    id="WRP013",
+    name="warp-width-split-by-compile-pass",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="Host code reads a warp width that only ROCm's device pass sets to the wavefront",
+    what=(
+        "Finds host code (launch sizes, grid counts, template arguments chosen on the host) that reads a "
+        "constant which the project defines as the wavefront width under a test only a device pass can pass "
+        "(`#if defined(__GFX9__)`, `__gfx942__`, `__AMDGCN_WAVEFRONT_SIZE`, `__HIP_DEVICE_COMPILE__`) "
+        "and as another value otherwise, in the file or in one of the project's headers."
+    ),
+    why="""
+        hip-clang compiles a file once per offload target (where `__GFX9__` and the wavefront
+        macros are defined) and once for the host, where none of them is: the host is compiled
+        once for every target. The kernel then works with 64-lane wavefronts while the host,
+        reading 32, launches a grid planned for 32-lane warps: half the rows are never
+        computed, or a kernel template is instantiated with another width than the host
+        launches. Nothing fails to compile.
+        """,
+    example="#if defined(__GFX9__)\n#define WARP 64\n#else\n#define WARP 32\n#endif\nint blocks = (rows + 128 / WARP - 1) / (128 / WARP);  // host: 32",
+    use_instead=(
+        "Ask the device on the host (`hipDeviceProp_t::warpSize`, `porter_warp_size()`), or give the host a "
+        "value from the targets the build compiles for; keep the device-pass test for device code only."
+    ),
+)
+
 RULES = (
     LANE_ARITHMETIC,
     SHUFFLE_OFFSET,
@@ -251,6 +280,7 @@ RULES = (
     WARP_SIZE_GUARD,
     ROCM_WAVEFRONT_FROM_BUILD,
     PER_WARP_SLOTS_READ_BY_COUNT,
+    WIDTH_SPLIT_BY_PASS,
 )
 
 # (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
@@ -296,6 +326,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         return
     yield from _constexpr_warpsize(ctx)
     yield from _wavefront_from_build(ctx)
+    yield from _width_split_on_host(ctx)
     if not ctx.wave64_targets:
         return  # wave32 RDNA targets only: 32 lanes is right
     uses = device_uses(ctx)
@@ -1202,13 +1233,6 @@ def _is_array_size(array: tree_sitter.Node, node: tree_sitter.Node) -> bool:
 
 # -- WRP011: the ROCm side's wavefront width, left to the build system ----------------------
 
-# `constexpr int NAME = VALUE;` (const, static, any integer type) or `#define NAME VALUE`
-_CONSTANT_DEFINITION = re.compile(
-    rb"^[ \t]*(?:(?:static\s+|inline\s+)*(?:constexpr|const)\s+[\w\s]*?\b(\w+)\s*=\s*([^;\n]+?)\s*;"
-    rb"|#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]+?)[ \t]*$)",
-    re.M,
-)
-
 
 def _wavefront_from_build(ctx: FileContext) -> Iterable[Finding]:
     """A constant whose NVIDIA arm is the warp width and whose ROCm arm is a macro defined nowhere.
@@ -1217,14 +1241,14 @@ def _wavefront_from_build(ctx: FileContext) -> Iterable[Finding]:
     ROCm arm's bare macro holds the wavefront width. A macro with no definition in the file or the
     project's headers comes from the build script, which a port built any other way lacks.
     """
-    from porter.rules.branches import Side
+    from porter.rules.branches import CONSTANT_DEFINITION, Side
 
     if not ctx.branches.regions:
         return
     data = ctx.source.data
     nvidia_widths: set[bytes] = set()
     rocm_arms: list[tuple[int, bytes, bytes]] = []
-    for match in _CONSTANT_DEFINITION.finditer(data):
+    for match in CONSTANT_DEFINITION.finditer(data):
         group = 1 if match.group(1) else 3
         name, value = match.group(group), match.group(group + 1)
         side = ctx.branches.side_at(match.start())
@@ -1263,3 +1287,30 @@ def _defined_nowhere(ctx: FileContext, macro: str) -> bool:
     if named_value(macro, ctx.shared_constants) is not None or macro in ("warpSize", "__AMDGCN_WAVEFRONT_SIZE"):
         return False
     return re.search(rb"#[ \t]*define[ \t]+" + re.escape(macro.encode()) + rb"\b", ctx.source.data) is None
+
+
+# -- WRP013: a warp width the host pass reads otherwise ----------------------------------------
+
+
+def _width_split_on_host(ctx: FileContext) -> Iterable[Finding]:
+    """Host uses of a name that PassSplit found split, in the file or the project's headers."""
+    splits = {**ctx.project_width_splits, **ctx.branches.pass_splits(ctx.shared_constants)}
+    for name, split in splits.items():
+        target = _target_of_width(ctx, split)
+        if target is None:
+            continue  # no target the scan is for runs that wavefront
+        for node in identifiers_named(ctx.parsed.root, ctx.source.data, name):
+            function = ctx.device.function_of(node)
+            if function.node is None or ctx.device.is_device_code(node):
+                continue  # device code reads the device pass's value; a file-scope use is either's
+            yield WIDTH_SPLIT_BY_PASS.finding(
+                ctx, node.start_byte, node.end_byte,
+                f"`{name}` is {split.device} in {target}'s device pass but {split.host} in the host pass, "
+                f"where the test that chose {split.device} fails: `{function.name}` sizes for {split.host}-lane warps",
+            )  # fmt: skip
+
+
+def _target_of_width(ctx: FileContext, split) -> str | None:
+    from porter.targets import known
+
+    return next((t.id for t in known(ctx.config.targets) if t.is_amd and t.wavefront == split.device), None)

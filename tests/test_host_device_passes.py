@@ -1,0 +1,111 @@
+"""hip-clang's host and device passes (porter.rules.branches): what each pass compiles, the
+project headers' platform and condition macros, and WRP013 on a width the passes disagree on.
+The premise of each is checked with the real HIP compiler, pass by pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compilers import hip_compile
+
+from porter.config import Config
+from porter.parse import parse
+from porter.rules.branches import Branches, PassSplit, Side
+from porter.rules.consteval import header_constants
+from porter.scan import scan
+from porter.source import FileKind, SourceFile
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "wave64_real"
+WIDTH_HEADER = CORPUS / "host_pass_width.h"
+
+
+def _branches(data: bytes, project=None) -> Branches:
+    source = SourceFile(path=Path("t.cu"), rel="t.cu", kind=FileKind.CUDA, data=data)
+    return Branches(source, parse(source).root, project)
+
+
+def test_the_real_compiler_gives_the_corpus_width_two_values(tmp_path):
+    probe = tmp_path / "probe.hip"
+    probe.write_text(
+        f'#include "{WIDTH_HEADER}"\n'
+        "#if defined(__HIP_DEVICE_COMPILE__)\n"
+        'static_assert(HPW_WARP == 64, "device pass");\n'
+        "#else\n"
+        'static_assert(HPW_WARP == 32, "host pass");\n'
+        "#endif\n"
+        'static_assert(HPW_LANES_BOTH_PASSES == 64, "both passes");\n'
+    )
+    result = hip_compile(probe, tmp_path, targets=("gfx942",))
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_split_is_found_through_condition_macros():
+    constants = header_constants([WIDTH_HEADER.read_bytes()])
+    assert constants.width_splits == {"HPW_WARP": PassSplit(device=64, host=32, target="gfx942")}
+    assert constants.conditions.macros["HPW_ROCM"] == {"cuda": 0, "rocm-cdna": 1, "rocm-rdna": 1, "rocm-host": 1}
+
+
+def test_a_constexpr_under_target_macros_splits_too():
+    data = b"""#if defined(__gfx90a__) || defined(__gfx942__)
+constexpr int kLanes = 64;
+#else
+constexpr int kLanes = 32;
+#endif
+#if defined(__HIP_PLATFORM_AMD__)
+constexpr int kBoth = 64;
+#else
+constexpr int kBoth = 32;
+#endif
+"""
+    assert _branches(data).pass_splits({}) == {"kLanes": PassSplit(64, 32, "gfx942")}
+
+
+def test_a_condition_macro_is_expanded_where_an_if_names_it():
+    data = b"""#define ON_CDNA3 (defined(__gfx942__) || \\
+                 defined(__gfx950__))
+#if ON_CDNA3
+int cdna_only;
+#endif
+"""
+    assert _branches(data).side_at(data.index(b"cdna_only")) is Side.ROCM
+
+
+HEADER = """#pragma once
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#endif
+#if !defined(__HIP_PLATFORM_AMD__)
+#define HAS_FAST_CVT
+#endif
+"""
+USER = """#include "fast.h"
+__device__ float to_float(double v) {
+#ifdef HAS_FAST_CVT
+  float r;
+  asm("cvt.rn.f32.f64 %0, %1;" : "=f"(r) : "d"(v));
+  return r;
+#else
+  return static_cast<float>(v);
+#endif
+}
+"""
+
+
+def test_a_platform_macro_of_a_project_header_decides_another_files_branch(tmp_path):
+    (tmp_path / "fast.h").write_text(HEADER)
+    (tmp_path / "user.cu").write_text(USER)
+    # the ROCm build compiles the portable arm: the PTX arm is NVIDIA's own
+    assert hip_compile(tmp_path / "user.cu", tmp_path, targets=("gfx942",)).returncode == 0
+    assert [f.rule for f in scan([tmp_path], Config()).findings if f.rule.startswith("ASM")] == []
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "user.cu").write_text(USER.replace('#include "fast.h"\n', ""))
+    assert [f.rule for f in scan([alone], Config()).findings if f.rule.startswith("ASM")] == ["ASM001"]
+
+
+def test_wrp013_reports_host_uses_only(tmp_path):
+    findings = scan([CORPUS / "host_pass_width.cu", WIDTH_HEADER], Config()).findings
+    wrp013 = [(f.file, f.line) for f in findings if f.rule == "WRP013"]
+    assert wrp013 == [("host_pass_width.cu", 19), ("host_pass_width.cu", 25)]
+    rdna_only = scan([CORPUS / "host_pass_width.cu", WIDTH_HEADER], Config(targets=["gfx1100"])).findings
+    assert not [f for f in rdna_only if f.rule == "WRP013"]  # RDNA's device pass reads 32 as well
