@@ -8,6 +8,7 @@ context where the tree is broken. The libclang layer (porter.clang) deepens file
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import operator
 import re
 from collections.abc import Mapping
@@ -128,15 +129,18 @@ def captures(pattern: str, node: tree_sitter.Node | None) -> dict[str, list[tree
     return tree_sitter.QueryCursor(query(pattern)).captures(node)
 
 
-def identifiers_named(root: tree_sitter.Node | None, data: bytes, name: str) -> list[tree_sitter.Node]:
-    """The identifier nodes spelled `name`, in source order. A byte search and one lookup per hit:
-    a query would be compiled (~15 ms a process) and walk the whole tree for a name most files lack."""
+def identifiers_named(
+    root: tree_sitter.Node | None, data: bytes, name: str, types: tuple[str, ...] = ("identifier",)
+) -> list[tree_sitter.Node]:
+    """The identifier nodes spelled `name`, in source order (of `types`: a template argument such as
+    `k<WIDTH>` reads as a `type_identifier`). A byte search and one lookup per hit: a query would
+    be compiled (~15 ms a process) and walk the whole tree for a name most files lack."""
     if root is None or name.encode() not in data:
         return []
     found = []
     for match in re.finditer(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", data):
         node = root.descendant_for_byte_range(match.start(), match.end())
-        if node is not None and node.type == "identifier" and (node.start_byte, node.end_byte) == match.span():
+        if node is not None and node.type in types and (node.start_byte, node.end_byte) == match.span():
             found.append(node)
     return found
 
@@ -223,6 +227,21 @@ def parse(source: SourceFile, stand_ins: Mapping[bytes, bytes] | None = None) ->
     _index.update(root=None, nodes=None, initializers=None)  # node ids are only unique within one live tree
     data = _stood_in(source.data, stand_ins) if stand_ins else source.data
     return ParsedFile(source=source, tree=_parser().parse(data))
+
+
+def directives(source: SourceFile) -> ParsedFile:
+    """The file's preprocessor directives and constant declarations alone, parsed: other lines are
+    left out (comment delimiters kept, so a directive inside a comment stays inside it). What a
+    header's conditionals and macros say costs a fraction of a full parse this way."""
+    kept = []
+    continued = False
+    for line in source.data.split(b"\n"):
+        keep = continued or line.lstrip().startswith(b"#") or b"/*" in line or b"*/" in line or b"const" in line
+        if keep:
+            kept.append(line)
+        continued = keep and line.endswith(b"\\")
+    compact = dataclasses.replace(source, data=b"\n".join(kept) + b"\n", _line_starts=[])
+    return ParsedFile(compact, _parser().parse(compact.data))
 
 
 def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:

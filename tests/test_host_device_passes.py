@@ -4,9 +4,11 @@ The premise of each is checked with the real HIP compiler, pass by pass."""
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
-from compilers import hip_compile
+from compilers import hip_compile, require_hip
 
 from porter.config import Config
 from porter.parse import parse
@@ -37,6 +39,22 @@ def test_the_real_compiler_gives_the_corpus_width_two_values(tmp_path):
     )
     result = hip_compile(probe, tmp_path, targets=("gfx942",))
     assert result.returncode == 0, result.stderr
+
+
+def test_the_host_launches_an_instantiation_the_device_pass_never_compiled(tmp_path):
+    """`scale_rows<HPW_WARP>` launched from host code: each pass instantiates it at its own width."""
+    hip = require_hip()
+    probe = tmp_path / "probe.hip"
+    probe.write_text(f'#include <hip/hip_runtime.h>\n#include "{CORPUS / "host_pass_width.cu"}"\n')
+    widths = {}
+    for side in ("device", "host"):
+        out = tmp_path / f"{side}.s"
+        command = [*hip.hip_flags(), "-std=c++17", "--offload-arch=gfx942", f"--cuda-{side}-only", "-S"]
+        command += ["-emit-llvm"] * (side == "host") + ["-o", str(out), str(probe)]
+        compiled = subprocess.run(hip.command(command), capture_output=True, text=True, timeout=600)
+        assert compiled.returncode == 0, compiled.stderr
+        widths[side] = set(re.findall(r"_Z10scale_rowsILi(\d+)EE", out.read_text())) - {"1", "2"}
+    assert widths == {"device": {"64"}, "host": {"32"}}
 
 
 def test_the_split_is_found_through_condition_macros():
@@ -106,6 +124,6 @@ def test_a_platform_macro_of_a_project_header_decides_another_files_branch(tmp_p
 def test_wrp013_reports_host_uses_only(tmp_path):
     findings = scan([CORPUS / "host_pass_width.cu", WIDTH_HEADER], Config()).findings
     wrp013 = [(f.file, f.line) for f in findings if f.rule == "WRP013"]
-    assert wrp013 == [("host_pass_width.cu", 19), ("host_pass_width.cu", 25)]
+    assert wrp013 == [("host_pass_width.cu", 19), ("host_pass_width.cu", 25), ("host_pass_width.cu", 29)]
     rdna_only = scan([CORPUS / "host_pass_width.cu", WIDTH_HEADER], Config(targets=["gfx1100"])).findings
     assert not [f for f in rdna_only if f.rule == "WRP013"]  # RDNA's device pass reads 32 as well

@@ -25,4 +25,6 @@ void launch_small(const float* in, float* out, int n, int blocksize) {
   if (blocksize == HPW_WARP) {  // expect: WRP013
     scale_rows<2><<<n, HPW_LANES_BOTH_PASSES>>>(in, out, n, 1);  // expect: API006
   }
+  // the host launches scale_rows<32>, which gfx942's code object lacks: its device pass made <64>
+  scale_rows<HPW_WARP><<<n, 64>>>(in, out, n, 1);  // expect: WRP013 API006
 }

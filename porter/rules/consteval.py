@@ -411,11 +411,15 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
     )
 
 
+# a conditional's or a macro's first line: where a header names a platform that matters here
+_DIRECTIVE_LINE = re.compile(rb"#[ \t]*(?:if|elif|define)[^\n]*")
+
+
 def _header_conditions(headers: list[bytes], macros: dict[str, set[str]], constants: dict[str, int]):
     """The headers' platform and condition macros (branches.ProjectConditions), and the warp widths
     they define apart for ROCm's device and host passes (branches.pass_splits). Only the headers
     that name a platform are parsed for them: few, in a CUDA project."""
-    from porter.parse import parse
+    from porter.parse import directives
     from porter.rules.branches import (
         CONDITION_BODY,
         Branches,
@@ -425,14 +429,14 @@ def _header_conditions(headers: list[bytes], macros: dict[str, set[str]], consta
     )
     from porter.source import FileKind
 
-    sources = [
-        SourceFile(path=Path("header"), rel="header", data=data, kind=FileKind.HEADER)
+    parsed = [
+        directives(SourceFile(path=Path("header"), rel="header", data=data, kind=FileKind.HEADER))
         for data in headers
-        if b"define" in data and mentions_platform(data)
+        if mentions_platform(b"\n".join(_DIRECTIVE_LINE.findall(data)))
     ]
     platform: dict[str, dict] = {}
-    for source in sources:  # each on its own first: a header's macros are seen by the others
-        for name, values in Branches(source, parse(source).root).platform_macros().items():
+    for header in parsed:  # each alone first: a header's macros are seen by the others
+        for name, values in Branches(header.source, header.root).platform_macros().items():
             platform[name] = values if platform.get(name, values) == values else None
     bodies = {
         name: next(iter(texts))
@@ -441,9 +445,9 @@ def _header_conditions(headers: list[bytes], macros: dict[str, set[str]], consta
     }
     conditions = ProjectConditions({name: v for name, v in platform.items() if v is not None}, bodies)
     splits = {}
-    for source in sources:
-        if mentions_device_pass(source.data):
-            splits.update(Branches(source, parse(source).root, conditions).pass_splits(constants))
+    for header in parsed:
+        if mentions_device_pass(header.source.data):
+            splits.update(Branches(header.source, header.root, conditions).pass_splits(constants))
     return conditions, splits
 
 

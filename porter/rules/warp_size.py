@@ -1299,7 +1299,7 @@ def _width_split_on_host(ctx: FileContext) -> Iterable[Finding]:
         target = _target_of_width(ctx, split)
         if target is None:
             continue  # no target the scan is for runs that wavefront
-        for node in identifiers_named(ctx.parsed.root, ctx.source.data, name):
+        for node in identifiers_named(ctx.parsed.root, ctx.source.data, name, ("identifier", "type_identifier")):
             function = ctx.device.function_of(node)
             if function.node is None or ctx.device.is_device_code(node):
                 continue  # device code reads the device pass's value; a file-scope use is either's
