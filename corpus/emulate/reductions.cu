@@ -87,3 +87,33 @@ __global__ void block_argmax(const float* x, int* out, int n) {
     if (lane == 0) out[blockIdx.x] = index;
   }
 }
+
+// Threads 0-31 fold the block's 64 values and finish with a butterfly among themselves: right at
+// any width as written, since no offset reaches past lane 31. porter leaves the ladder alone (from
+// 32 it would read lanes the `< 32` test keeps idle).
+__global__ void fold_sum_64(const float* in, float* out) {
+  __shared__ float s[64];
+  s[threadIdx.x] = in[blockIdx.x * 64 + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    float v = s[threadIdx.x] + s[threadIdx.x + 32];
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: SYN001 MSK001
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+  }
+}
+
+// The last warp of a block sum behind `threadIdx.x < 32`, its ladder from `warpSize / 2`: right on
+// NVIDIA, where the two agree; on wave64 lane 0 adds lanes 32-63, which the test keeps idle (WRP014).
+__global__ void last_warp_sum(const float* in, float* out) {
+  __shared__ float partial[32];  // expect: WRP003
+  const int warp = threadIdx.x / warpSize, lane = threadIdx.x % warpSize;
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: SYN001 MSK001
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {  // expect: WRP014
+    v = threadIdx.x < blockDim.x / warpSize ? partial[threadIdx.x] : 0.0f;
+    for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: SYN001 MSK001
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+  }
+}

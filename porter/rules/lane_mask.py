@@ -97,7 +97,9 @@ def _is_full_mask_32(ctx: FileContext, node: tree_sitter.Node | None) -> bool:
     if node is None:
         return False
     text = re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
-    if int_value(node, ctx.source) == 0xFFFFFFFF or text in ("~0u", "~0U", "(~0u)", "~0x0u", "-1u", "-1U"):
+    if int_value(node, ctx.source) == 0xFFFFFFFF and not re.search(r"[lL]{2}$", text):  # `0xffffffffull`: 64 bits
+        return True
+    if text in ("~0u", "~0U", "(~0u)", "~0x0u", "-1u", "-1U"):
         return True
     # uint32_t(-1), (unsigned)-1, static_cast<uint32_t>(-1): all lanes, in 32 bits
     return bool(re.fullmatch(r"(\(?(uint32_t|unsigned(int)?)\)?|static_cast<(uint32_t|unsigned(int)?)>)\(?-1\)?", text))
@@ -108,6 +110,7 @@ def _mask_edit(node: tree_sitter.Node) -> tuple[Edit, ...]:
 
 
 _FULL_MASK_LITERAL = re.compile(rb"0x[fF]{8}")
+HALF_WAVE_MASK = b"0xffffffffull"  # lanes 0-31, in the 64 bits HIP's masks take (the same value on NVIDIA)
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:
@@ -157,6 +160,8 @@ def _mask_wrappers(ctx: FileContext) -> dict[str, int]:
 
 
 def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
+    from porter.rules.warp_size import half_wave_guard
+
     wrappers = _mask_wrappers(ctx)
     calls = [(name, call, 0) for name, call in ctx.device.calls_named(MASK_TAKING)]
     calls += [(name, call, wrappers[name]) for name, call in ctx.device.calls_named(tuple(wrappers))]
@@ -164,6 +169,14 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
         arguments = call_arguments(call)
         if len(arguments) > index and _is_full_mask_32(ctx, arguments[index]):
             mask = arguments[index]
+            if half_wave_guard(ctx, call) is not None:
+                # threads 0-31 alone call it (`if (tid < 32)`): lanes 0-31 are the mask, in 64 bits
+                yield FULL_MASK_32.finding(
+                    ctx, mask.start_byte, mask.end_byte,
+                    f"`{name}` gets a 32-bit mask; HIP takes 64 bits, and under `< 32` the mask is lanes 0-31 alone",
+                    edits=(Edit(mask.start_byte, mask.end_byte, HALF_WAVE_MASK),),
+                )  # fmt: skip
+                continue
             yield FULL_MASK_32.finding(
                 ctx, mask.start_byte, mask.end_byte, f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits",
                 edits=_mask_edit(mask),

@@ -267,6 +267,27 @@ WIDTH_SPLIT_BY_PASS = Rule(
     ),
 )
 
+HALF_WAVE_GUARD = Rule(
+    id="WRP014",
+    name="half-wavefront-guard",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.SUGGESTED,
+    summary="`threadIdx.x < 32` around a shuffle ladder that spans the whole wavefront",
+    what=(
+        "Finds a test that keeps threads 0-31 of a block (`if (tid < 32)`, `tid` built on `threadIdx`) around a "
+        "shuffle ladder whose first offset follows the warp width (`warpSize / 2`): the last warp of a block "
+        "reduction, written width-generic inside and for 32 lanes at its door."
+    ),
+    why=WHY_WAVE64
+    + "\nOn a 64-lane wavefront the test leaves lanes 32-63 idle while the ladder's first step reads from them: "
+    "lane 0 adds whatever those lanes last held. A ladder that starts at 16 is right there (it never reads past "
+    "lane 31), which is why porter leaves such ladders alone under this test.",
+    example="if (tid < 32) {\n  v = tid < warps ? partial[tid] : 0.f;\n  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);\n}",
+    use_instead=f"`if (tid < {portable.WARP_SIZE})`: the first wavefront, whatever its width.",
+)
+
 RULES = (
     LANE_ARITHMETIC,
     SHUFFLE_OFFSET,
@@ -281,6 +302,7 @@ RULES = (
     ROCM_WAVEFRONT_FROM_BUILD,
     PER_WARP_SLOTS_READ_BY_COUNT,
     WIDTH_SPLIT_BY_PASS,
+    HALF_WAVE_GUARD,
 )
 
 # (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
@@ -701,6 +723,8 @@ def _shuffles(ctx: FileContext) -> Iterable[Finding]:
             (v for n, _, v in literal_offsets if n.startswith(("__shfl_xor", "__shfl_down", "__shfl_up"))), default=0
         )
         for name, lane, value in literal_offsets:
+            if half_wave_guard(ctx, lane) is not None:
+                continue  # threads 0-31 alone: offsets below 32 stay among them, as on NVIDIA
             if value == 16 and widest == 16 and name.startswith(("__shfl_xor", "__shfl_down")):
                 yield SHUFFLE_OFFSET.finding(
                     ctx, lane.start_byte, lane.end_byte,
@@ -742,6 +766,10 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
         if parts is None or not ctx.device.is_device_code(loop):
             continue
         counter, start, condition, body = parts
+        guard = half_wave_guard(ctx, loop)
+        if guard is not None:
+            yield from _wide_ladder_under_guard(ctx, loop, counter, start, guard)
+            continue  # threads 0-31 alone: a loop over 32 lanes covers them, as on NVIDIA
         stride = _lane_stride(ctx, loop, counter, start)
         if stride is not None:
             yield LANE_LOOP.finding(
@@ -781,6 +809,53 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
                 "loop over lanes stops short of lane 63: lanes 32-63 of a wave64 wavefront are never reached",
                 edits=_literal_edit(ctx, bound, replacement),
             )  # fmt: skip
+
+
+def half_wave_guard(ctx: FileContext, node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `32` of an `if (tid < 32)` whose consequence holds the node, `tid` built on threadIdx
+    (not a lane id): threads 0-31, the first half of a 64-lane wavefront."""
+    parent = node.parent
+    while parent is not None and parent.type != "function_definition":
+        consequence = parent.child_by_field_name("consequence") if parent.type == "if_statement" else None
+        if consequence is not None and consequence.start_byte <= node.start_byte < consequence.end_byte:
+            bound = _thread_bound(ctx, parent.child_by_field_name("condition"))
+            if bound is not None:
+                return bound
+        parent = parent.parent
+    return None
+
+
+def _thread_bound(ctx: FileContext, condition) -> tree_sitter.Node | None:
+    if condition is None:
+        return None
+    condition = unparenthesized(condition)
+    if condition.type == "condition_clause":
+        value = condition.child_by_field_name("value")
+        condition = unparenthesized(value) if value is not None else condition
+    parts = binary_parts(condition, ctx.source)
+    if not parts or (parts[1], _warp_value(ctx, parts[2])) not in (("<", 32), ("<=", 31)):
+        return None
+    classes = ctx.device.expression_classes(parts[0])
+    return parts[2] if VarClass.THREAD in classes and not classes & {VarClass.LANE, VarClass.WARP} else None
+
+
+# a ladder's first offset that follows the warp width: `warpSize / 2`, `WARP_SIZE >> 1`
+_WIDTH_GENERIC_START = re.compile(r"warp|wave", re.I)
+
+
+def _wide_ladder_under_guard(ctx: FileContext, loop, counter: str, start, guard) -> Iterable[Finding]:
+    if not _SHUFFLE_LIKE.search(ctx.source.text(loop.start_byte, loop.end_byte)) or not _shuffle_uses(
+        ctx, loop, counter
+    ):
+        return
+    start_text = ctx.source.text(start.start_byte, start.end_byte)
+    if ctx.value_of(start) is not None or not _WIDTH_GENERIC_START.search(start_text):
+        return
+    yield HALF_WAVE_GUARD.finding(
+        ctx, guard.start_byte, guard.end_byte,
+        f"`< 32` keeps half of a 64-lane wavefront, and the ladder from `{counter} = {start_text}` reads lanes 32-63",
+        edits=_literal_edit(ctx, guard, portable.WARP_SIZE),
+    )  # fmt: skip
 
 
 def _lane_stride(ctx: FileContext, loop, counter: str, start) -> tree_sitter.Node | None:
@@ -864,6 +939,14 @@ def _shared_arrays(ctx: FileContext) -> Iterable[Finding]:
                     ctx, divisor.start_byte, divisor.end_byte, f"`{name}[{size_text}]` has one slot per 32-thread warp",
                     edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
                 )  # fmt: skip
+            elif (counted := _warp_count_constant(ctx, declaration, name, size)) is not None:
+                constant, divisor = counted
+                yield PER_WARP_SHARED.finding(
+                    ctx, divisor.start_byte, divisor.end_byte,
+                    f"`{name}[{size_text}]` has one slot per warp, written at each warp's id: "
+                    f"`{constant}` counts 32-thread warps, and a read up to it takes slots no wavefront wrote",
+                    edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
+                )  # fmt: skip
             elif _warp_value(ctx, size) == 32 and _indexed_by_lane_or_warp(ctx, declaration, name):
                 yield PER_WARP_SHARED.finding(
                     ctx, size.start_byte, size.end_byte, f"`{name}[32]` is indexed by lane or warp id: too small for 64 lanes",
@@ -882,6 +965,36 @@ def _per_warp_divisor(ctx: FileContext, size: tree_sitter.Node) -> tree_sitter.N
         if parts and (parts[1], _warp_value(ctx, parts[2])) in (("/", 32), (">>", 5)):
             return parts[2]
     return None
+
+
+def _warp_count_constant(ctx: FileContext, declaration, name: str, size) -> tuple[str, tree_sitter.Node] | None:
+    """`partial[NUM_WARPS]` with `constexpr int NUM_WARPS = BLOCK / 32;` in the same function, the
+    array written at warp ids only: the constant is the block's count of 32-lane warps, and its
+    divisor (not the array) carries the fix, for every read bounded by it."""
+    if size.type != "identifier":
+        return None
+    scope = enclosing(declaration, ("function_definition",))
+    if scope is None:
+        return None
+    constant = ctx.source.text(size.start_byte, size.end_byte)
+    definition = next(
+        (
+            init
+            for init in initializers(ctx.parsed.root, ctx.source.data)
+            if init.name == constant and init.value is not None
+            and scope.start_byte <= init.node.start_byte < declaration.start_byte
+        ),
+        None,
+    )  # fmt: skip
+    if definition is None or b"const" not in definition.qualifiers:
+        return None
+    divisor = _per_warp_divisor(ctx, definition.value)
+    if divisor is None:
+        return None
+    _, writes = _subscripts_of(ctx, scope, name)
+    if not writes or not all(ctx.device.expression_classes(index) & {VarClass.WARP} for index in writes):
+        return None
+    return constant, divisor
 
 
 def _indexed_by_lane_or_warp(ctx: FileContext, declaration: tree_sitter.Node, name: str) -> bool:
