@@ -127,3 +127,8 @@ def test_wrp013_reports_host_uses_only(tmp_path):
     assert wrp013 == [("host_pass_width.cu", 19), ("host_pass_width.cu", 25), ("host_pass_width.cu", 29)]
     rdna_only = scan([CORPUS / "host_pass_width.cu", WIDTH_HEADER], Config(targets=["gfx1100"])).findings
     assert not [f for f in rdna_only if f.rule == "WRP013"]  # RDNA's device pass reads 32 as well
+
+
+def test_a_condition_macro_with_bytes_that_are_not_utf8_is_read_as_written():
+    data = b"#define ON_X (defined(__gfx942__) && \xff\xfe)\n#if ON_X\nint x;\n#endif\n"
+    assert _branches(data).side_at(data.index(b"int x")) is None  # undecided, and no error

@@ -111,7 +111,7 @@ class ProjectConditions:
     bodies: dict[str, str] = field(default_factory=dict)
 
     def mentioned_in(self, data: bytes) -> bool:
-        return any(name.encode() in data for name in (*self.macros, *self.bodies))
+        return any(name.encode("utf-8", "surrogateescape") in data for name in (*self.macros, *self.bodies))
 
 
 @lru_cache(maxsize=256)
@@ -122,7 +122,8 @@ def _condition_expression(body: str) -> tuple[SourceFile, tree_sitter.Node] | No
     from porter.parse import cuda_language
     from porter.source import FileKind
 
-    data = b"#if " + body.replace("\\\n", " ").encode() + b"\n#endif\n"
+    # the body as read from the file, undecodable bytes included (SourceFile.text keeps them as surrogates)
+    data = b"#if " + body.replace("\\\n", " ").encode("utf-8", "surrogateescape") + b"\n#endif\n"
     tree = tree_sitter.Parser(cuda_language()).parse(data)
     directive = tree.root_node.named_children[0] if tree.root_node.named_child_count else None
     condition = directive.child_by_field_name("condition") if directive is not None else None
