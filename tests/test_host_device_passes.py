@@ -53,7 +53,7 @@ def test_the_host_launches_an_instantiation_the_device_pass_never_compiled(tmp_p
         command += ["-emit-llvm"] * (side == "host") + ["-o", str(out), str(probe)]
         compiled = subprocess.run(hip.command(command), capture_output=True, text=True, timeout=600)
         assert compiled.returncode == 0, compiled.stderr
-        widths[side] = set(re.findall(r"_Z10scale_rowsILi(\d+)EE", out.read_text())) - {"1", "2"}
+        widths[side] = set(re.findall(r"_Z10scale_rowsILi(\d+)EE", out.read_text())) - {"1", "2", "3"}
     assert widths == {"device": {"64"}, "host": {"32"}}
 
 
@@ -123,8 +123,8 @@ def test_a_platform_macro_of_a_project_header_decides_another_files_branch(tmp_p
 
 def test_wrp013_reports_host_uses_only(tmp_path):
     findings = scan([CORPUS / "host_pass_width.cu", WIDTH_HEADER], Config()).findings
-    wrp013 = [(f.file, f.line) for f in findings if f.rule == "WRP013"]
-    assert wrp013 == [("host_pass_width.cu", 19), ("host_pass_width.cu", 25), ("host_pass_width.cu", 29)]
+    wrp013 = sorted((f.file, f.line) for f in findings if f.rule == "WRP013")
+    assert wrp013 == [("host_pass_width.cu", n) for n in (19, 25, 29, 36, 36)]
     rdna_only = scan([CORPUS / "host_pass_width.cu", WIDTH_HEADER], Config(targets=["gfx1100"])).findings
     assert not [f for f in rdna_only if f.rule == "WRP013"]  # RDNA's device pass reads 32 as well
 

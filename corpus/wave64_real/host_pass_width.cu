@@ -28,3 +28,10 @@ void launch_small(const float* in, float* out, int n, int blocksize) {
   // the host launches scale_rows<32>, which gfx942's code object lacks: its device pass made <64>
   scale_rows<HPW_WARP><<<n, 64>>>(in, out, n, 1);  // expect: WRP013 API006
 }
+
+// a constant derived from the width at namespace scope splits with it
+constexpr int HPW_ROWS_PER_BLOCK = 128 / HPW_WARP;
+
+void launch_rows(const float* in, float* out, int rows) {
+  scale_rows<3><<<(rows + HPW_ROWS_PER_BLOCK - 1) / HPW_ROWS_PER_BLOCK, 128>>>(in, out, rows, 1);  // expect: WRP013 WRP013 API006
+}

@@ -161,6 +161,7 @@ class Branches:
         self.macros: dict[str, dict[str, int | None]] = {name: dict(v) for name, v in project.macros.items()}
         # object-like macros that stand for a condition (`#define IS_CDNA (defined(__gfx942__) || …)`)
         self._bodies: dict[str, str] = dict(project.bodies)
+        self._root = root
         self._defined_before: set[str] = set()
         self._expanding: set[str] = set()
         if root is not None and (mentions_platform(source.data) or project.mentioned_in(source.data)):
@@ -194,16 +195,38 @@ class Branches:
                 return live
         return {env.name: True for env in ENVIRONMENTS}
 
-    def pass_splits(self, constants: dict[str, int]) -> dict[str, PassSplit]:
+    def pass_splits(self, constants: dict[str, int], known: dict[str, PassSplit] | None = None) -> dict[str, PassSplit]:
         """The file's warp widths defined apart for ROCm's device and host passes (PassSplit): in
-        a device pass the name's value is that target's wavefront, in the host pass another."""
+        a device pass the name's value is that target's wavefront, in the host pass another. A
+        constant defined from such a width (`constexpr int kRows = 128 / WARP;`, here or from
+        `known`, the project headers' splits) splits with it."""
         data = self.source.data
-        if not self._arms or not mentions_device_pass(data):
+        direct = self._direct_splits(constants) if self._arms and mentions_device_pass(data) else {}
+        widths = {**(known or {}), **direct}
+        if not widths:
             return {}
-        values: dict[str, dict[str, set[int | None]]] = {}
+        derived = {}
         for match in CONSTANT_DEFINITION.finditer(data):
-            group = 1 if match.group(1) else 3
-            name, text = match.group(group).decode(), match.group(group + 1).decode("utf-8", "replace")
+            name, text = _definition(match)
+            used = [widths[word] for word in re.findall(r"[A-Za-z_]\w*", text) if word in widths]
+            if name in widths or not used or self._in_function(match.end()):
+                continue  # a function's own constant is reported where it reads the width
+            device = _evaluate_text(text, {**constants, **{n: s.device for n, s in widths.items()}})
+            host = _evaluate_text(text, {**constants, **{n: s.host for n, s in widths.items()}})
+            if device is not None and host is not None and device != host:
+                derived[name] = PassSplit(device, host, used[0].target)
+        return {**direct, **derived}
+
+    def _in_function(self, offset: int) -> bool:
+        node = self._root.descendant_for_byte_range(offset - 1, offset - 1) if self._root is not None else None
+        while node is not None and node.type != "function_definition":
+            node = node.parent
+        return node is not None
+
+    def _direct_splits(self, constants: dict[str, int]) -> dict[str, PassSplit]:
+        values: dict[str, dict[str, set[int | None]]] = {}
+        for match in CONSTANT_DEFINITION.finditer(self.source.data):
+            name, text = _definition(match)
             live = self.live_at(match.start())
             per_pass = values.setdefault(name, {})
             for env in (*DEVICE_PASSES, ROCM_HOST):
@@ -401,15 +424,25 @@ def mentions_device_pass(data: bytes) -> bool:
     return any(word in data for word in _DEVICE_PASS_WORDS)
 
 
+def _definition(match: re.Match) -> tuple[str, str]:
+    """(name, value text) of a CONSTANT_DEFINITION match, a `constexpr` or a `#define`."""
+    group = 1 if match.group(1) else 3
+    return match.group(group).decode(), match.group(group + 1).decode("utf-8", "replace")
+
+
+def _evaluate_text(text: str, constants: dict[str, int]) -> int | None:
+    from porter.rules.consteval import evaluate as consteval_evaluate
+
+    return consteval_evaluate(re.sub(r"//.*|/\*.*?\*/", "", text).strip(), constants)
+
+
 def _definition_value(text: str, env: Environment, constants: dict[str, int]) -> int | None:
     """A definition's value in one pass: the wavefront macros and `warpSize` are the device
     pass's own width (undefined on the host), anything else what consteval makes of it."""
-    from porter.rules.consteval import evaluate
-
     bare = re.sub(r"//.*|/\*.*?\*/", "", text).strip().strip("()").strip()
     if bare in _WAVEFRONT or bare == "warpSize":
         return env.wave if env.device else None
-    return evaluate(bare, constants)
+    return _evaluate_text(bare, constants)
 
 
 def _split(per_pass: dict[str, set[int | None]]) -> PassSplit | None:

@@ -447,7 +447,7 @@ def _header_conditions(headers: list[bytes], macros: dict[str, set[str]], consta
     splits = {}
     for header in parsed:
         if mentions_device_pass(header.source.data):
-            splits.update(Branches(header.source, header.root, conditions).pass_splits(constants))
+            splits.update(Branches(header.source, header.root, conditions).pass_splits(constants, splits))
     return conditions, splits
 
 

@@ -1407,7 +1407,8 @@ def _defined_nowhere(ctx: FileContext, macro: str) -> bool:
 
 def _width_split_on_host(ctx: FileContext) -> Iterable[Finding]:
     """Host uses of a name that PassSplit found split, in the file or the project's headers."""
-    splits = {**ctx.project_width_splits, **ctx.branches.pass_splits(ctx.shared_constants)}
+    project = ctx.project_width_splits
+    splits = {**project, **ctx.branches.pass_splits(ctx.shared_constants, project)}
     for name, split in splits.items():
         target = _target_of_width(ctx, split)
         if target is None:
@@ -1419,11 +1420,12 @@ def _width_split_on_host(ctx: FileContext) -> Iterable[Finding]:
             yield WIDTH_SPLIT_BY_PASS.finding(
                 ctx, node.start_byte, node.end_byte,
                 f"`{name}` is {split.device} in {target}'s device pass but {split.host} in the host pass, "
-                f"where the test that chose {split.device} fails: `{function.name}` sizes for {split.host}-lane warps",
+                f"where the device pass's warp width is not seen: `{function.name}` plans with the host's value",
             )  # fmt: skip
 
 
 def _target_of_width(ctx: FileContext, split) -> str | None:
     from porter.targets import known
 
-    return next((t.id for t in known(ctx.config.targets) if t.is_amd and t.wavefront == split.device), None)
+    wave = next((t.wavefront for t in known([split.target])), None)
+    return next((t.id for t in known(ctx.config.targets) if t.is_amd and t.wavefront == wave), None)
