@@ -9,11 +9,13 @@ HIP, to be audited as HIP (wave64 analysis) and never as CUDA.
 Each branch's condition is evaluated in three environments with three-valued logic: the CUDA
 compilation, a ROCm compilation for a CDNA (wave64) device and one for an RDNA (wave32) device.
 Only what the environments know decides a branch: platform markers, AMD target macros and the
-project's own macros defined on one side. A fourth environment, ROCm's host pass, knows none of
-the device pass's macros (`__gfx942__`, `__GFX9__`, `__AMDGCN_WAVEFRONT_SIZE`): a constant chosen
-by them takes another value in the host code that sizes the launch (pass_splits). Everything else (`__CUDA_ARCH__` values, feature flags)
+project's own macros defined on one side. Everything else (`__CUDA_ARCH__` values, feature flags)
 is unknown, so `#if __CUDA_ARCH__ >= 800` is never taken for a ROCm decision: that test is the
 arch-guard rules' business.
+
+A fourth environment, ROCm's host pass, knows none of the device pass's macros (`__gfx942__`,
+`__GFX9__`, `__AMDGCN_WAVEFRONT_SIZE`): a constant chosen by them takes another value in the host
+code that sizes the launch (pass_splits).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import NamedTuple
 import tree_sitter
 
 from porter.parse import captures
-from porter.rules.device import literal_value
+from porter.rules.device import enclosing, literal_value
 from porter.source import SourceFile
 
 # Defined by hipcc/hip-clang or by a project's ROCm build (the last two by PyTorch's extension builder).
@@ -205,23 +207,22 @@ class Branches:
         widths = {**(known or {}), **direct}
         if not widths:
             return {}
+        device_values = {**constants, **{name: split.device for name, split in widths.items()}}
+        host_values = {**constants, **{name: split.host for name, split in widths.items()}}
         derived = {}
         for match in CONSTANT_DEFINITION.finditer(data):
             name, text = _definition(match)
             used = [widths[word] for word in re.findall(r"[A-Za-z_]\w*", text) if word in widths]
             if name in widths or not used or self._in_function(match.end()):
                 continue  # a function's own constant is reported where it reads the width
-            device = _evaluate_text(text, {**constants, **{n: s.device for n, s in widths.items()}})
-            host = _evaluate_text(text, {**constants, **{n: s.host for n, s in widths.items()}})
+            device, host = _evaluate_text(text, device_values), _evaluate_text(text, host_values)
             if device is not None and host is not None and device != host:
                 derived[name] = PassSplit(device, host, used[0].target)
         return {**direct, **derived}
 
     def _in_function(self, offset: int) -> bool:
         node = self._root.descendant_for_byte_range(offset - 1, offset - 1) if self._root is not None else None
-        while node is not None and node.type != "function_definition":
-            node = node.parent
-        return node is not None
+        return node is not None and enclosing(node, ("function_definition",)) is not None
 
     def _direct_splits(self, constants: dict[str, int]) -> dict[str, PassSplit]:
         values: dict[str, dict[str, set[int | None]]] = {}
@@ -257,6 +258,7 @@ class Branches:
                 self._record_macro(node, outer)
                 continue
             arms = self._conditional(node, outer)
+            self._arms.extend(arms)
             # arms do not overlap, so the one holding the next event is the innermost open one
             for _start, end, live in reversed(arms):
                 open_arms.append((end, live))
@@ -273,7 +275,6 @@ class Branches:
             body_start, body_end = _body_span(arm)
             self._record_region(body_start, body_end, live)
             arms.append((body_start, body_end, live))
-            self._arms.append((body_start, body_end, live))
             earlier = {name: _or(earlier[name], own[name]) for name in earlier}
             arm = arm.child_by_field_name("alternative")
         return arms
@@ -431,18 +432,25 @@ def _definition(match: re.Match) -> tuple[str, str]:
 
 
 def _evaluate_text(text: str, constants: dict[str, int]) -> int | None:
-    from porter.rules.consteval import evaluate as consteval_evaluate
+    """A definition's value text, its comments left out, as consteval evaluates it."""
+    from porter.rules.consteval import evaluate
 
-    return consteval_evaluate(re.sub(r"//.*|/\*.*?\*/", "", text).strip(), constants)
+    return evaluate(_uncommented(text), constants)
+
+
+def _uncommented(text: str) -> str:
+    return re.sub(r"//.*|/\*.*?\*/", "", text).strip()
 
 
 def _definition_value(text: str, env: Environment, constants: dict[str, int]) -> int | None:
     """A definition's value in one pass: the wavefront macros and `warpSize` are the device
     pass's own width (undefined on the host), anything else what consteval makes of it."""
-    bare = re.sub(r"//.*|/\*.*?\*/", "", text).strip().strip("()").strip()
+    from porter.rules.consteval import evaluate
+
+    bare = _uncommented(text).strip("()").strip()
     if bare in _WAVEFRONT or bare == "warpSize":
         return env.wave if env.device else None
-    return _evaluate_text(bare, constants)
+    return evaluate(bare, constants)
 
 
 def _split(per_pass: dict[str, set[int | None]]) -> PassSplit | None:

@@ -21,7 +21,7 @@ import tree_sitter
 from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
 from porter.rules.tables import read_data
-from porter.source import SourceFile
+from porter.source import FileKind, SourceFile
 
 TYPE_SIZES = {
     "char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1, "__nv_fp8_e4m3": 1,
@@ -427,7 +427,6 @@ def _header_conditions(headers: list[bytes], macros: dict[str, set[str]], consta
         mentions_device_pass,
         mentions_platform,
     )
-    from porter.source import FileKind
 
     parsed = [
         directives(SourceFile(path=Path("header"), rel="header", data=data, kind=FileKind.HEADER))

@@ -171,16 +171,14 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
             mask = arguments[index]
             if half_wave_guard(ctx, call) is not None:
                 # threads 0-31 alone call it (`if (tid < 32)`): lanes 0-31 are the mask, in 64 bits
-                yield FULL_MASK_32.finding(
-                    ctx, mask.start_byte, mask.end_byte,
-                    f"`{name}` gets a 32-bit mask; HIP takes 64 bits, and under `< 32` the mask is lanes 0-31 alone",
-                    edits=(Edit(mask.start_byte, mask.end_byte, HALF_WAVE_MASK),),
-                )  # fmt: skip
-                continue
-            yield FULL_MASK_32.finding(
-                ctx, mask.start_byte, mask.end_byte, f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits",
-                edits=_mask_edit(mask),
-            )  # fmt: skip
+                message = (
+                    f"`{name}` gets a 32-bit mask; HIP takes 64 bits, and under `< 32` the mask is lanes 0-31 alone"
+                )
+                edits = (Edit(mask.start_byte, mask.end_byte, HALF_WAVE_MASK),)
+            else:
+                message = f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits"
+                edits = _mask_edit(mask)
+            yield FULL_MASK_32.finding(ctx, mask.start_byte, mask.end_byte, message, edits=edits)
     for _, left, _, right in ctx.device.binaries(("==", "!=")):
         for side, other in ((left, right), (right, left)):
             if _is_full_mask_32(ctx, side) and VarClass.MASK in ctx.device.expression_classes(other):

@@ -778,10 +778,8 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
                 edits=_literal_edit(ctx, stride, portable.WARP_SIZE),
             )  # fmt: skip
             continue
-        loop_text = ctx.source.text(loop.start_byte, loop.end_byte)
-        uses_shuffle = _SHUFFLE_LIKE.search(loop_text) is not None
         start_value = _warp_value(ctx, start)
-        if start_value == 16 and uses_shuffle and _shuffle_uses(ctx, loop, counter):
+        if start_value == 16 and _shuffle_uses(ctx, loop, counter):
             yield SHUFFLE_OFFSET.finding(
                 ctx, start.start_byte, start.end_byte,
                 f"shuffle ladder starts at `{counter} = 16`: on wave64 it reduces each half-wavefront separately",
@@ -801,7 +799,7 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
         ladder_top = inclusive and limit == 16 and start_value == 1
         if limit != 32 and not ladder_top:
             continue
-        if (uses_shuffle and _shuffle_uses(ctx, loop, counter)) or _compares_with_lane(ctx, body, counter):
+        if _shuffle_uses(ctx, loop, counter) or _compares_with_lane(ctx, body, counter):
             rule = SHUFFLE_OFFSET if start_value == 1 else LANE_LOOP
             replacement = f"({portable.WARP_SIZE} / 2)" if ladder_top else portable.WARP_SIZE
             yield rule.finding(
@@ -814,29 +812,13 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
 def half_wave_guard(ctx: FileContext, node: tree_sitter.Node) -> tree_sitter.Node | None:
     """The `32` of an `if (tid < 32)` whose consequence holds the node, `tid` built on threadIdx
     (not a lane id): threads 0-31, the first half of a 64-lane wavefront."""
-    parent = node.parent
-    while parent is not None and parent.type != "function_definition":
-        consequence = parent.child_by_field_name("consequence") if parent.type == "if_statement" else None
-        if consequence is not None and consequence.start_byte <= node.start_byte < consequence.end_byte:
-            bound = _thread_bound(ctx, parent.child_by_field_name("condition"))
-            if bound is not None:
-                return bound
-        parent = parent.parent
+    for left, operator, right in _guarding_comparisons(ctx, node, ("if_statement",)):
+        if (operator, _warp_value(ctx, right)) not in (("<", 32), ("<=", 31)):
+            continue
+        classes = ctx.device.expression_classes(left)
+        if VarClass.THREAD in classes and not classes & {VarClass.LANE, VarClass.WARP}:
+            return right
     return None
-
-
-def _thread_bound(ctx: FileContext, condition) -> tree_sitter.Node | None:
-    if condition is None:
-        return None
-    condition = unparenthesized(condition)
-    if condition.type == "condition_clause":
-        value = condition.child_by_field_name("value")
-        condition = unparenthesized(value) if value is not None else condition
-    parts = binary_parts(condition, ctx.source)
-    if not parts or (parts[1], _warp_value(ctx, parts[2])) not in (("<", 32), ("<=", 31)):
-        return None
-    classes = ctx.device.expression_classes(parts[0])
-    return parts[2] if VarClass.THREAD in classes and not classes & {VarClass.LANE, VarClass.WARP} else None
 
 
 # a ladder's first offset that follows the warp width: `warpSize / 2`, `WARP_SIZE >> 1`
@@ -844,9 +826,7 @@ _WIDTH_GENERIC_START = re.compile(r"warp|wave", re.I)
 
 
 def _wide_ladder_under_guard(ctx: FileContext, loop, counter: str, start, guard) -> Iterable[Finding]:
-    if not _SHUFFLE_LIKE.search(ctx.source.text(loop.start_byte, loop.end_byte)) or not _shuffle_uses(
-        ctx, loop, counter
-    ):
+    if not _shuffle_uses(ctx, loop, counter):
         return
     start_text = ctx.source.text(start.start_byte, start.end_byte)
     if ctx.value_of(start) is not None or not _WIDTH_GENERIC_START.search(start_text):
@@ -888,6 +868,8 @@ _SHUFFLE_LIKE = re.compile(r"(?i)shfl|shuffle")
 
 def _shuffle_uses(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
     """Does a shuffle in the loop take the counter as its lane or offset?"""
+    if not _SHUFFLE_LIKE.search(ctx.source.text(loop.start_byte, loop.end_byte)):
+        return False  # no shuffle's name in the loop's text: no call to look at
     mentions_counter = re.compile(rf"\b{re.escape(counter)}\b")
     for name, call in ctx.device.calls_inside(loop):
         if name in SHUFFLE_CALLS:
@@ -1070,34 +1052,36 @@ def _subscripts_of(ctx: FileContext, scope, name: str) -> tuple[list, list]:
 def _count_guard(ctx: FileContext, index, slots: int):
     """The bound of a `index < slots` test that guards the read (a `?:` or an `if` around it)."""
     index_text = ctx.source.text(index.start_byte, index.end_byte)
-    node = index.parent
-    while node is not None and node.type != "function_definition":
-        condition = None
-        consequence = node.child_by_field_name("consequence") if node.type in _GUARDS else None
-        if consequence is not None and consequence.start_byte <= index.start_byte < consequence.end_byte:
-            condition = node.child_by_field_name("condition")
-        if condition is not None:
-            bound = _bound_of(ctx, unparenthesized(condition), index_text, slots)
-            if bound is not None:
-                return bound
-        node = node.parent
+    for left, operator, right in _guarding_comparisons(ctx, index, _GUARDS):
+        if operator == "<" and ctx.source.text(left.start_byte, left.end_byte) == index_text:
+            if ctx.value_of(right) == slots:
+                return right
     return None
 
 
 _GUARDS = ("conditional_expression", "if_statement")  # the read in their consequence, not in an `else`
 
 
-def _bound_of(ctx: FileContext, condition, index_text: str, slots: int):
-    if condition.type == "condition_clause":
-        value = condition.child_by_field_name("value")
-        condition = unparenthesized(value) if value is not None else condition
-    parts = binary_parts(condition, ctx.source)
-    if not parts or parts[1] != "<":
-        return None
-    left, _, right = parts
-    if ctx.source.text(left.start_byte, left.end_byte) == index_text and ctx.value_of(right) == slots:
-        return right
-    return None
+def _guarding_comparisons(ctx: FileContext, node: tree_sitter.Node, kinds: tuple[str, ...]):
+    """(left, operator, right) of each comparison that guards the node, innermost first: the
+    condition of an enclosing `if` or `?:` (of `kinds`) whose consequence holds it."""
+    parent = node.parent
+    while parent is not None and parent.type != "function_definition":
+        consequence = parent.child_by_field_name("consequence") if parent.type in kinds else None
+        condition = parent.child_by_field_name("condition")
+        if (
+            consequence is not None
+            and condition is not None
+            and consequence.start_byte <= node.start_byte < consequence.end_byte
+        ):
+            condition = unparenthesized(condition)
+            if condition.type == "condition_clause":
+                value = condition.child_by_field_name("value")
+                condition = unparenthesized(value) if value is not None else condition
+            parts = binary_parts(condition, ctx.source)
+            if parts:
+                yield parts
+        parent = parent.parent
 
 
 # -- WRP006: constants ---------------------------------------------------------------------
