@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.config import Config
+from porter.embedded import embeds_device_code
 from porter.errors import PorterError
 from porter.source import FileKind, kind_of
 
@@ -126,7 +127,7 @@ def _walk(path: Path, root: Path, config: Config, skipped: list[str], unreadable
     if path.is_file():
         kind = kind_of(path)
         if kind is None:
-            raise DiscoveryError(f"{path}: not a CUDA, C++, setup.py or CMake file")
+            raise DiscoveryError(f"{path}: not a CUDA, C++, Python or CMake file")
         yield DiscoveredFile(path, _relative(path, root), kind)
         return
 
@@ -152,12 +153,21 @@ def _walk(path: Path, root: Path, config: Config, skipped: list[str], unreadable
             kind = kind_of(file)
             if kind is None or not file.is_file() or name in GENERATED_FILES:
                 continue
+            if kind is FileKind.PYTHON and not _embeds_device_code(file):
+                continue  # Python without CUDA in its strings is not porter's to scan
             if file.is_symlink() and not _is_inside(file, root):
                 continue
             rel = _relative(file, root)
             if _matches(rel, config.exclude) and not _matches(rel, config.include):
                 continue
             yield DiscoveredFile(file, rel, kind)
+
+
+def _embeds_device_code(path: Path) -> bool:
+    try:
+        return embeds_device_code(path.read_bytes())
+    except OSError:
+        return True  # analysed, and its reading reported, like any file that cannot be read
 
 
 def _force_included(rel: str, config: Config) -> bool:

@@ -20,10 +20,12 @@ from porter import __version__, clang
 from porter import cache as scan_cache
 from porter.config import Config
 from porter.discover import DiscoveredFile, Discovery, TorchExtension, discover, find_torch_extensions
+from porter.embedded import device_source
 from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, include_point, parse
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
 from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants, stand_ins
+from porter.rules.embedded import hold_fixes
 from porter.rules.project import ProjectFacts, settle, settled_keys
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile, UndecodableSource
@@ -215,6 +217,14 @@ def _analyze(
 ) -> None:
     result.lines, result.size = source.line_count, len(source.data)
     ctx = None
+    if file.kind in (FileKind.SETUP_PY, FileKind.PYTHON):
+        result.torch_extensions = find_torch_extensions(file.rel, source.data)
+    written = source  # the file as its author wrote it: its comments (Python's too) hold the suppressions
+    if file.kind is FileKind.PYTHON:
+        source = device_source(written)
+        if source is None:
+            return
+        deep = Deep.NEVER  # libclang reads the file from disk, and this one is Python
     try:
         token_pass = scan_limits.needs_token_pass(source)
         parsed = (
@@ -239,12 +249,13 @@ def _analyze(
         if ctx.parsed.tree is not None:
             _deepen(ctx, result, deep, extra_args)
         result.findings = on_ported_platform(ctx, result.findings)
-        if file.kind is FileKind.SETUP_PY or (file.path.suffix == ".py"):
-            result.torch_extensions = find_torch_extensions(file.rel, source.data)
         result.kernels = _kernels(ctx)
-        if ctx.parsed.tree is not None:
+        if ctx.parsed.tree is not None and source.embedded_in is None:
             result.include_point = include_point(ctx.parsed)
-        kept, result.suppressed = apply_suppressions(source, _dedupe(result.findings))
+        kept, result.suppressed = apply_suppressions(written, _dedupe(result.findings))
+        if source.embedded_in is not None:  # what stands in a Python file's strings, said once (EMB001)
+            kept, held_back = apply_suppressions(written, hold_fixes(ctx, kept))
+            result.suppressed += held_back
         result.findings = scan_limits.capped(ctx, kept, cap)
         result.project = _standing_facts(ctx)
     except Exception as exc:  # one broken file or rule must not end the run

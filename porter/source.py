@@ -25,6 +25,7 @@ class FileKind(StrEnum):
     HEADER = "header"  # .h, .hpp, .inl
     HIP = "hip"  # .hip
     SETUP_PY = "setup.py"
+    PYTHON = "python"  # other .py files, and Cython's: scanned for CUDA in their strings (porter.embedded)
     CMAKE = "cmake"
 
     @property
@@ -45,6 +46,8 @@ SUFFIX_KINDS = {
     ".cmake": FileKind.CMAKE,
 }
 
+PYTHON_SUFFIXES = (".py", ".pyx", ".pxi")
+
 
 def encoded_length(text: str) -> int:
     """Bytes that a str taken from SourceFile.text() occupies in the file (surrogates included)."""
@@ -56,6 +59,8 @@ def kind_of(path: Path) -> FileKind | None:
         return FileKind.SETUP_PY
     if path.name == "CMakeLists.txt":
         return FileKind.CMAKE
+    if path.suffix in PYTHON_SUFFIXES:
+        return FileKind.PYTHON
     return SUFFIX_KINDS.get(path.suffix.lower())
 
 
@@ -97,6 +102,9 @@ class SourceFile:
     data: bytes
     kind: FileKind
     wide_encoding: str | None = None  # "utf-16-le" etc.: `data` is the file transcoded to UTF-8
+    # the file's own kind where `data` is a view of the code it embeds (porter.embedded): a Python
+    # file's CUDA strings, read as CUDA at the file's offsets
+    embedded_in: FileKind | None = None
     _line_starts: list[int] = field(default_factory=list, repr=False)
     _ascii_lines: bool | dict[int, bool] | None = field(default=None, repr=False)  # see _ascii_line
 

@@ -11,15 +11,21 @@ CASE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h", ".hpp", ".cmake", ".py", ".txt"}
 
 
 def corpus_files() -> list[Path]:
-    """Every case file: sources, headers, build files; Python only where porter reads it (setup.py and
-    the like), not helpers such as a verify case's CPU reference."""
-    from porter.source import kind_of
-
+    """Every case file: sources, headers, build files; Python only where porter reads it (setup.py,
+    CUDA in strings), not helpers such as a verify case's CPU reference."""
     return sorted(
         p
         for p in CORPUS.rglob("*")
-        if p.is_file() and p.suffix in CASE_SUFFIXES and p.name != "README.md" and (p.suffix != ".py" or kind_of(p))
+        if p.is_file() and p.suffix in CASE_SUFFIXES and p.name != "README.md" and (p.suffix != ".py" or _read(p))
     )
+
+
+def _read(path: Path) -> bool:
+    """Does porter read this Python file (discovery's own test)?"""
+    from porter.embedded import embeds_device_code
+    from porter.source import FileKind, kind_of
+
+    return kind_of(path) is FileKind.SETUP_PY or embeds_device_code(path.read_bytes())
 
 
 def expected_findings(path: Path, with_libclang: bool) -> list[tuple[int, str]]:

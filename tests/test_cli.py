@@ -59,7 +59,7 @@ def test_file_of_unknown_kind_is_named(tmp_path):
     odd.write_text("cudaMalloc")
     result = invoke("scan", str(odd))
     assert result.exit_code == 2
-    assert "not a CUDA, C++, setup.py or CMake file" in result.output
+    assert "not a CUDA, C++, Python or CMake file" in result.output
 
 
 def test_broken_config_names_the_file(tmp_path):

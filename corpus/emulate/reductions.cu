@@ -3,7 +3,7 @@
 // A block sum: each warp reduces with shuffles, lane 0 parks the warp's partial in shared memory,
 // and the first warp reduces the partials.
 __global__ void block_sum(const float* in, float* out, int n) {
-  __shared__ float partial[32];  // expect: WRP003
+  __shared__ float partial[32];
   int lane = threadIdx.x & 31;  // expect: WRP001
   int warp = threadIdx.x >> 5;  // expect: WRP001
   float v = 0.0f;
@@ -105,7 +105,7 @@ __global__ void fold_sum_64(const float* in, float* out) {
 // The last warp of a block sum behind `threadIdx.x < 32`, its ladder from `warpSize / 2`: right on
 // NVIDIA, where the two agree; on wave64 lane 0 adds lanes 32-63, which the test keeps idle (WRP014).
 __global__ void last_warp_sum(const float* in, float* out) {
-  __shared__ float partial[32];  // expect: WRP003
+  __shared__ float partial[32];
   const int warp = threadIdx.x / warpSize, lane = threadIdx.x % warpSize;
   float v = in[blockIdx.x * blockDim.x + threadIdx.x];
   for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: SYN001 MSK001

@@ -3,7 +3,7 @@
 
 // An inclusive scan of each block's elements: warp scans by shuffles, warp totals in shared memory.
 __global__ void block_scan(const int* in, int* out, int n) {
-  __shared__ int totals[32];  // expect: WRP003
+  __shared__ int totals[32];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x & 31;  // expect: WRP001
   int warp = threadIdx.x >> 5;  // expect: WRP001
@@ -21,7 +21,7 @@ __global__ void block_scan(const int* in, int* out, int n) {
 
 // The exclusive scan of each block, from the same warp scans.
 __global__ void block_exclusive_scan(const int* in, int* out, int n) {
-  __shared__ int totals[32];  // expect: WRP003
+  __shared__ int totals[32];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x % 32;  // expect: WRP001
   int warp = threadIdx.x / 32;  // expect: WRP001
@@ -40,7 +40,7 @@ __global__ void block_exclusive_scan(const int* in, int* out, int n) {
 
 // Stream compaction: the kept elements of each block, in order, placed with a ballot per warp.
 __global__ void compact(const int* in, int* out, int* counts, int n) {
-  __shared__ int warp_counts[32];  // expect: WRP003
+  __shared__ int warp_counts[32];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x & 31;  // expect: WRP001
   int warp = threadIdx.x >> 5;  // expect: WRP001

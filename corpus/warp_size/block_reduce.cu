@@ -13,7 +13,7 @@ __device__ float warp_reduce(float v) {
 }
 
 __global__ void block_sum(const float* in, float* out, int n) {
-  __shared__ float partial[32];  // expect: WRP003
+  __shared__ float partial[32];
   const int tid = threadIdx.x;
   const int lane = tid & 31;  // expect: WRP001
   const int warp = tid >> 5;  // expect: WRP001
@@ -26,6 +26,26 @@ __global__ void block_sum(const float* in, float* out, int n) {
   v = tid < warps ? partial[lane] : 0.0f;
   if (warp == 0) v = warp_reduce(v);
   if (tid == 0) atomicAdd(out, v);
+}
+
+// The first warp clears the partials, one slot per lane: on wave64, where the lane id counts to
+// 63, lanes 32-63 clear slots past the array (the reads below are bounded by the warp count).
+__global__ void block_max(const float* in, float* out, int n) {
+  __shared__ float partial[32];  // expect: WRP003
+  const int lane = threadIdx.x % 32;  // expect: WRP001
+  const int warp = threadIdx.x / 32;  // expect: WRP001
+  if (warp == 0) partial[lane] = -1e30f;
+  __syncthreads();
+  float v = -1e30f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v = fmaxf(v, in[i]);
+  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, offset));  // expect: WRP002 SYN001
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = partial[lane];
+    for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, offset));  // expect: WRP002 SYN001
+    if (lane == 0) out[blockIdx.x] = v;
+  }
 }
 
 void launch_block_sum(const float* in, float* out, int n, int threads) {

@@ -2,7 +2,7 @@
 // A block reduction for a norm written for 32 lanes: the offsets, masks and shifts that
 // Luce-Org/lucebox#500 generalised to the wavefront width, with the host's warp count. Written anew.
 __global__ void sum_squares(const float* x, float* out, int n) {
-  __shared__ float partial[32];  // expect: WRP003
+  __shared__ float partial[32];
   int lane = threadIdx.x & 31;  // expect: WRP001
   int warp = threadIdx.x >> 5;  // expect: WRP001
   float v = 0.f;

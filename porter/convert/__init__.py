@@ -214,7 +214,7 @@ def _convert_file(
     left = [f for f in findings if not applicable(f, options.unsafe_fixes)]
     if source.kind.is_c_family and _needs_compat(source, findings, mode, options.unsafe_fixes):
         extra.append((None, _compat_include(source, include_at)))
-    if options.annotate:
+    if options.annotate and source.kind is not FileKind.PYTHON:  # a note there would be Python, or change a string
         extra += _annotations(source, left)
     result = rewrite(source.data, findings, mode, extra, options.unsafe_fixes)
     data = result.data

@@ -11,6 +11,7 @@ from porter.rules import (
     async_copy,
     build,
     cooperative_groups,
+    embedded,
     inline_asm,
     lane_mask,
     launch_bounds,
@@ -41,6 +42,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     cooperative_groups,
     arch_guard,
     torch_extension,
+    embedded,
     scan_limits,
 )
 

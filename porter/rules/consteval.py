@@ -146,8 +146,8 @@ def _value(node: ast.AST) -> int | None:
         left, right = _value(node.left), _value(node.right)
         if left is None or right is None or (isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right == 0):
             return None
-        if isinstance(node.op, ast.LShift) and right > 64:
-            return None
+        if isinstance(node.op, (ast.LShift, ast.RShift)) and not 0 <= right <= 64:
+            return None  # a negative count is undefined in C (and an error in Python); a huge one, a huge number
         return _OPERATORS[type(node.op)](left, right)
     return None
 

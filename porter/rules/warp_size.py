@@ -76,7 +76,7 @@ PER_WARP_SHARED = Rule(
     severity=Severity.WARNING,
     fix=FixKind.AUTO,
     summary="Shared array with one slot per warp (or per lane) sized for 32",
-    what="Finds `__shared__` arrays sized `[32]` and indexed by a lane or warp id, and arrays sized `[threads / 32]`.",
+    what="Finds `__shared__` arrays sized `[32]` and indexed by a lane id that nothing bounds, and arrays sized `[threads / 32]`.",
     why=WHY_WAVE64
     + "\nWith 64 lanes, `[blockDim / 32]` slots are twice too many (harmless) but `[32]` slots indexed by lane are too few for lanes 32-63: out-of-bounds writes to shared memory.",
     example="__shared__ float partial[32];\npartial[lane] = v;",
@@ -929,9 +929,9 @@ def _shared_arrays(ctx: FileContext) -> Iterable[Finding]:
                     f"`{constant}` counts 32-thread warps, and a read up to it takes slots no wavefront wrote",
                     edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
                 )  # fmt: skip
-            elif _warp_value(ctx, size) == 32 and _indexed_by_lane_or_warp(ctx, declaration, name):
+            elif _warp_value(ctx, size) == 32 and _indexed_by_lane(ctx, declaration, name):
                 yield PER_WARP_SHARED.finding(
-                    ctx, size.start_byte, size.end_byte, f"`{name}[32]` is indexed by lane or warp id: too small for 64 lanes",
+                    ctx, size.start_byte, size.end_byte, f"`{name}[32]` is indexed by lane id: lanes 32-63 of a wavefront index past its end",
                     edits=_literal_edit(ctx, size, portable.WARP_SIZE),
                 )  # fmt: skip
             elif array.parent is not None and array.parent.type != "array_declarator":
@@ -979,15 +979,31 @@ def _warp_count_constant(ctx: FileContext, declaration, name: str, size) -> tupl
     return constant, divisor
 
 
-def _indexed_by_lane_or_warp(ctx: FileContext, declaration: tree_sitter.Node, name: str) -> bool:
+def _indexed_by_lane(ctx: FileContext, declaration: tree_sitter.Node, name: str) -> bool:
+    """Is the array indexed by a lane id, which reaches 63 on wave64? A warp id does not outgrow
+    32 slots: a block holds at most 1024 threads, 32 warps of 32 lanes or 16 wavefronts of 64."""
     scope = enclosing(declaration, ("function_definition",)) or ctx.parsed.root
-    for _, index_nodes in _subscripts_named(ctx, scope, name):
+    for subscript, index_nodes in _subscripts_named(ctx, scope, name):
         for index in index_nodes:
-            if ctx.device.expression_classes(index) & {VarClass.LANE, VarClass.WARP}:
-                return True
             text = re.sub(r"\s+", "", ctx.source.text(index.start_byte, index.end_byte))
-            if re.search(r"(&31|%32|/32|>>5)$", text) and ctx.device.expression_is_thread_based(index):
+            by_lane = VarClass.LANE in ctx.device.expression_classes(index) or (
+                re.search(r"(&31|%32)$", text) is not None and ctx.device.expression_is_thread_based(index)
+            )
+            if by_lane and not _bounded_above(ctx, subscript, text):
                 return True
+    return False
+
+
+def _bounded_above(ctx: FileContext, node: tree_sitter.Node, index: str) -> bool:
+    """Does an enclosing `if` or `?:` hold the index (or the thread id it comes from) below a bound?
+    `lane < warps ? partial[lane] : 0` reads no slot past the block's warp count."""
+    for left, operator, _ in _guarding_comparisons(ctx, node, ("if_statement", "conditional_expression")):
+        if operator not in ("<", "<="):
+            continue
+        if re.sub(r"\s+", "", ctx.source.text(left.start_byte, left.end_byte)) == index:
+            return True
+        if ctx.device.expression_classes(left) & {VarClass.LANE, VarClass.THREAD}:
+            return True
     return False
 
 

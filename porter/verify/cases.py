@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from porter.config import Config, ConfigError
+from porter.source import PYTHON_SUFFIXES
 
 DTYPES = {  # name: (C type in the harness, bytes, numpy dtype of the stored bits)
     "f64": ("double", 8, "<f8"),
@@ -104,6 +105,9 @@ class Case(Compared):
     flush_l2: bool = False
     port: str | None = None  # a hand-written port to verify instead of porter's conversion
     expect: str = "pass"  # "fail" for planted bugs: verify must catch them
+    # for a Python source (and port): the name its kernel's string is given to (`_kernel = r"""…`);
+    # without it, every string of the file that holds device code
+    string: str | None = None
 
     @property
     def produced(self) -> list[Arg]:
@@ -293,7 +297,22 @@ def _case(table: dict, where: str) -> Case:
         flush_l2=bool(table.get("flush_l2", False)),
         port=None if table.get("port") is None else _path(table["port"], f"{where} port"),
         expect=_expect(table.get("expect", "pass"), where),
+        string=_string(table, where),
     )
+
+
+def _string(table: dict, where: str) -> str | None:
+    """`string = "_kernel"`: a Python name, for a case whose source is a Python file."""
+    if table.get("string") is None:
+        return None
+    name = table["string"]
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ConfigError(f"{where}: `string` is the Python name a kernel's source is given to, got {name!r}")
+    if not all(
+        PurePosixPath(str(p)).suffix in PYTHON_SUFFIXES for p in (table["source"], table.get("port") or "port.py")
+    ):
+        raise ConfigError(f"{where}: `string` names a Python variable, but {table['source']!r} is not a Python file")
+    return name
 
 
 @dataclass

@@ -17,17 +17,21 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from porter.embedded import VIEW_SUFFIX, device_code
 from porter.parse import captures, parse
 from porter.rules.consteval import stand_ins
-from porter.source import FileKind, SourceFile
+from porter.source import PYTHON_SUFFIXES, FileKind, SourceFile
 
 EMULATOR = Path(__file__).resolve().parent / "emulator"
-SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".inl", ".cpp", ".cc")
+SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".inl", ".cpp", ".cc", VIEW_SUFFIX)
 # `extern __shared__ T name[];` has no C++ spelling as a per-block thread_local: it becomes a
 # pointer to the block's dynamic shared memory
 EXTERN_SHARED = re.compile(
     rb"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?([\w:<>,\s*]+?)\s*(?:__align__\s*\(\s*\d+\s*\)\s*)?(\w+)\s*\[\s*\]\s*;"
 )
+# `static __shared__` (block-local shared memory CUDA lets a function say is static, as cupy's kernels
+# do): the CPU device's `__shared__` is already `static thread_local`, and C++ takes `static` once
+STATIC_SHARED = re.compile(rb"\bstatic\s+__shared__\b|\b__shared__\s+static\b")
 # what the CPU device cannot run, as it appears in a source (the scan names the line)
 UNSUPPORTED = {
     "inline PTX (asm)": re.compile(rb"\basm\s*(?:volatile\s*)?\("),
@@ -58,6 +62,7 @@ def stage(tree: Path, into: Path) -> Path:
                 + b"*>(porter_emu::dynamic_shared());",
                 data,
             )  # fmt: skip
+            rewritten = STATIC_SHARED.sub(b"__shared__", rewritten)
             rewritten = _poisoned_shared(path, rewritten)
             if rewritten != data:
                 path.write_bytes(rewritten)
@@ -95,9 +100,12 @@ def _declared_name(declarator, data: bytes) -> bytes | None:
     return data[declarator.start_byte : declarator.end_byte]
 
 
-def unsupported(source: Path) -> str | None:
-    """The first construct the CPU device cannot run in the kernel's source, with its line."""
+def unsupported(source: Path, string: str | None = None) -> str | None:
+    """The first construct the CPU device cannot run in the kernel's source, with its line (of a
+    Python file, in its strings that hold device code: those given to `string`, where named)."""
     data = source.read_bytes()
+    if source.suffix in PYTHON_SUFFIXES:
+        data = device_code(data, string)
     for what, pattern in UNSUPPORTED.items():
         match = pattern.search(data)
         if match:

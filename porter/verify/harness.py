@@ -7,6 +7,9 @@ from pathlib import Path
 
 import jinja2
 
+from porter.config import ConfigError
+from porter.embedded import VIEW_SUFFIX, device_code
+from porter.source import PYTHON_SUFFIXES
 from porter.verify.cases import DTYPES, Case
 
 KINDS = {"zeros": 0, "arange": 1, "randn": 2, "uniform": 3, "range": 4, "const": 5}
@@ -66,6 +69,22 @@ def render(case: Case, source: str) -> str:
 
 
 def write(case: Case, tree: Path) -> None:
-    (tree / harness_name(case)).write_text(render(case, case.source), encoding="utf-8")
+    (tree / harness_name(case)).write_text(render(case, included(tree, case.source, case)), encoding="utf-8")
     if case.port:
-        (tree / harness_name(case, port=True)).write_text(render(case, case.port), encoding="utf-8")
+        harness = render(case, included(tree, case.port, case))
+        (tree / harness_name(case, port=True)).write_text(harness, encoding="utf-8")
+
+
+def included(tree: Path, rel: str, case: Case) -> str:
+    """What the harness includes for a case's source: the source, or for a Python file the CUDA in
+    its strings (porter.embedded's view, written beside it; the case's `string` alone where it
+    names one): the kernel that cupy or NVRTC would compile at run time, as the file holds it."""
+    if Path(rel).suffix not in PYTHON_SUFFIXES:
+        return rel
+    code = device_code((tree / rel).read_bytes(), case.string)
+    if not code.strip():
+        held = f"a string given to `{case.string}`" if case.string else "a string"
+        raise ConfigError(f"case {case.name!r}: {rel} holds no device code in {held}")
+    view = rel + VIEW_SUFFIX
+    (tree / view).write_bytes(code)
+    return view

@@ -308,7 +308,9 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
     port_tree, port_harness = (
         (original, harness.harness_name(case, port=True)) if case.port else (port, harness.harness_name(case))
     )
-    lacking = emulate.unsupported(original / case.source) or (case.port and emulate.unsupported(original / case.port))
+    lacking = emulate.unsupported(original / case.source, case.string) or (
+        case.port and emulate.unsupported(original / case.port, case.string)
+    )
     fault = case.expect in ("hang", "error")  # the original itself must hang or stop
     reference = CaseResult(case.name, Variant.EMU_ORIGINAL, "cpu-w32", "not-run", lacking)
     reference.expected = case.expect if fault else "pass"

@@ -1,7 +1,7 @@
 // A planted port of ../warp_ops.cu's compact: full-width votes, but the ballot still lands in a
 // 32-bit unsigned. Right at 32 lanes; at 64 the votes of lanes 32-63 are cut off.
 __global__ void compact(const int* in, int* out, int* counts, int n) {
-  __shared__ int warp_counts[32];  // expect: WRP003
+  __shared__ int warp_counts[32];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x % warpSize;
   int warp = threadIdx.x / warpSize;

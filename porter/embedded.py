@@ -1,0 +1,173 @@
+"""CUDA C++ held in Python strings: `cupy.RawKernel(r'''…''')`, `RawModule(code=…)`,
+`torch.utils.cpp_extension.load_inline(cuda_sources=…)`, NVRTC programs. The code is compiled at
+run time, so no build file names it and no `.cu` holds it, but its warp-width assumptions break
+on a wave64 GPU all the same (cupy/cupy#9977: a ladder from 16 and a 32-bit mask in a
+`RawModule`).
+
+The parse stage reads such a file as a *view*: a byte string as long as the file, its newlines
+where the file has them, holding the bodies of the string literals that carry device code at
+their own offsets and blanks everywhere else. Every rule runs on the view as on a `.cu` file,
+and every offset, line and column it reports is the Python file's.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from itertools import accumulate
+
+from porter.source import FileKind, SourceFile
+
+# Spellings of device code: a Python file that holds none is not read further, and a string
+# literal that holds none is Python's business (a message, a path, a docstring).
+DEVICE_WORDS = (b"__global__", b"__device__")
+_LITERAL_DEVICE_WORDS = re.compile(
+    r"__global__|__device__|__shared__|\bthreadIdx\b|\bblockIdx\b|__syncthreads|__shfl|\bwarpSize\b"
+)
+_PREFIX = re.compile(r"([rRbBuUfF]*)('''|\"\"\"|'|\")")
+# a Python escape in a literal that is not raw (a lone backslash ends a line that continues)
+_ESCAPE = re.compile(rb"\\(?:x[0-9a-fA-F]{2}|[0-7]{1,3}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|.|$)")
+# what `porter verify` writes beside a Python file for its harness to include: a name no discovery
+# takes for a source, so that a conversion copies it as it is (porter does not port code in strings)
+VIEW_SUFFIX = ".cuview"
+_STATEMENT_EDGES = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+
+
+@dataclass(frozen=True)
+class Literal:
+    """The body of one Python string literal (between its quotes), as byte offsets in the file."""
+
+    start: int
+    end: int
+    raw: bool
+    name: str | None = None  # what it is given to: `_kernel = r\"\"\"…`, `code=r\"\"\"…` (a keyword)
+
+
+def embeds_device_code(data: bytes) -> bool:
+    """Might the Python file hold CUDA in a string? (A byte search: discovery asks it of every `.py`.)"""
+    return any(word in data for word in DEVICE_WORDS)
+
+
+def device_literals(data: bytes) -> list[Literal]:
+    """The string literals that hold device code, in file order. Literals written side by side
+    (`"…" "…"`, one line of a kernel each) are one string to Python and are taken together:
+    one of them naming device code brings the others. A docstring is never code. A file that
+    Python cannot tokenize holds none."""
+    text = data.decode("utf-8", "surrogateescape")
+    lines = text.split("\n")
+    line_offsets = list(accumulate((len(line.encode("utf-8", "surrogateescape")) + 1 for line in lines), initial=0))
+
+    def offset(row: int, column: int) -> int:
+        return line_offsets[row - 1] + len(lines[row - 1][:column].encode("utf-8", "surrogateescape"))
+
+    found: list[Literal] = []
+    try:
+        for group, name in _concatenations(tokenize.generate_tokens(io.StringIO(text).readline)):
+            bodies = [_body(token, offset, name) for token in group]
+            bodies = [body for body in bodies if body is not None]
+            if any(
+                _LITERAL_DEVICE_WORDS.search(data[b.start : b.end].decode("utf-8", "surrogateescape")) for b in bodies
+            ):
+                found.extend(bodies)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return []  # not Python this tokenizer reads: nothing is claimed about it
+    return found
+
+
+def _concatenations(tokens):
+    """(group, name): the groups of STRING tokens that Python joins (adjacent, comments and line
+    breaks between), each with the name it is given to, if any; a group that is a whole statement
+    (a docstring, a bare string) is left out."""
+    group: list = []
+    before: list = []  # the significant tokens before the group, latest last
+    seen: list = []
+    for token in tokens:
+        if token.type in (tokenize.NL, tokenize.COMMENT):
+            continue
+        if token.type == tokenize.STRING:
+            if not group:
+                before = seen[-4:]
+            group.append(token)
+        elif group:
+            if not (_starts_statement(before) and token.type in _STATEMENT_EDGES):
+                yield group, _given_to(before)
+            group = []
+        seen = seen[-3:] + [token]
+    if group and not _starts_statement(before):
+        yield group, _given_to(before)
+
+
+def _given_to(before: list) -> str | None:
+    """`_kernel = r\"\"\"…`, `_kernel = (\"…\" \"…\")`, `code=r\"\"\"…`: the name before the `=`."""
+    tokens = list(before)
+    while tokens and tokens[-1].string == "(":
+        tokens.pop()
+    if len(tokens) >= 2 and tokens[-1].string == "=" and tokens[-2].type == tokenize.NAME:
+        return tokens[-2].string
+    return None
+
+
+def _starts_statement(before: list) -> bool:
+    return not before or before[-1].type in _STATEMENT_EDGES
+
+
+def _body(token: tokenize.TokenInfo, offset, name: str | None) -> Literal | None:
+    prefix, quote = _PREFIX.match(token.string).groups()
+    if "f" in prefix.lower():
+        return None  # an f-string's braces are Python's: its text is not the code that runs
+    start = offset(*token.start) + len((prefix + quote).encode())
+    end = offset(*token.end) - len(quote)
+    return Literal(start, end, raw="r" in prefix.lower(), name=name) if end >= start else None
+
+
+def device_code_view(data: bytes, literals: list[Literal]) -> bytes:
+    """The file as the compiler of its strings would see them: each literal's body where it is,
+    blanks elsewhere, newlines kept, so lines are the file's (and columns too, up to a line's
+    first escape)."""
+    view = bytearray(re.sub(rb"[^\r\n]", b" ", data))
+    for literal in literals:
+        body = data[literal.start : literal.end]
+        view[literal.start : literal.end] = body if literal.raw or b"\\" not in body else _unescaped(body)
+    return bytes(view)
+
+
+def _unescaped(body: bytes) -> bytes:
+    """A body that is not raw, its escapes read as Python reads them (`\\"` is a quote), each line
+    padded back to its length with blanks at its end. A line break spelled `\\n` reads as a blank:
+    a break there would move every later line of the file."""
+    lines = []
+    for line in body.split(b"\n"):
+        text = line.rstrip(b"\r")
+        decoded = _ESCAPE.sub(_decoded, text)
+        lines.append(decoded + b" " * (len(text) - len(decoded)) + line[len(text) :])
+    return b"\n".join(lines)
+
+
+def _decoded(match: re.Match) -> bytes:
+    escaped = match.group(0)
+    if escaped == b"\\":  # a line continued inside the literal
+        return b""
+    try:
+        char = escaped.decode("unicode_escape")
+    except UnicodeDecodeError:
+        return b" "
+    return char.encode("utf-8", "surrogateescape") if char.isprintable() else b" "
+
+
+def device_code(data: bytes, name: str | None = None) -> bytes:
+    """A Python file's view (blank where it holds no device code); with `name`, of the strings
+    given that name alone (`_calc_Bp_kernel = r\"\"\"…`): a file's other kernels may be templates
+    that Python fills in before compiling them."""
+    literals = device_literals(data) if embeds_device_code(data) else []
+    return device_code_view(data, [literal for literal in literals if name is None or literal.name == name])
+
+
+def device_source(source: SourceFile) -> SourceFile | None:
+    """The view of a Python file's device code as a CUDA source (None where it holds none)."""
+    literals = device_literals(source.data) if embeds_device_code(source.data) else []
+    if not literals:
+        return None
+    view = device_code_view(source.data, literals)
+    return SourceFile(path=source.path, rel=source.rel, data=view, kind=FileKind.CUDA, embedded_in=FileKind.PYTHON)

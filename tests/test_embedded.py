@@ -1,0 +1,154 @@
+"""CUDA in Python strings (porter.embedded): found where Python holds it, read as the code that
+runs, reported at the Python file's lines, never rewritten.
+
+The view is checked against Python's own parser (the string values `ast` computes) and against
+nvcc, which compiles it; the findings against the corpus cases' `expect:` comments (test_corpus).
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+from compilers import nvcc_compile
+
+from porter.config import Config
+from porter.convert import ConvertOptions, convert
+from porter.discover import discover
+from porter.embedded import device_code, device_literals
+from porter.findings import FixKind
+from porter.scan import scan
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+CASES = sorted((CORPUS / "embedded").glob("*.py")) + [
+    CORPUS / "emulate" / "embedded_row_sums.py",
+    CORPUS / "emulate" / "ports" / "embedded_row_sums.py",
+]
+DEVICE_WORDS = ("__global__", "__device__", "threadIdx", "__shfl", "warpSize")
+
+
+def _python_device_strings(data: bytes) -> list[str]:
+    """The values of the file's string constants that name device code, docstrings and other bare
+    string statements left out: what Python itself hands to cupy or NVRTC."""
+    tree = ast.parse(data)
+    bare = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    formatted = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in ast.walk(node)}
+    constants = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in bare | formatted
+        and any(word in node.value for word in DEVICE_WORDS)
+    ]
+    return [node.value for node in sorted(constants, key=lambda node: (node.lineno, node.col_offset))]
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)
+def test_the_view_is_the_code_python_compiles(path):
+    data = path.read_bytes()
+    view = device_code(data)
+    assert len(view) == len(data) and view.count(b"\n") == data.count(b"\n")
+    expected = [word for value in _python_device_strings(data) for word in _words(value)]
+    assert _words(view.decode()) == expected
+
+
+def test_escapes_are_read_as_python_reads_them():
+    data = b'K = (\n    "extern \\"C\\" __global__ void k(int* x) {\\n"\n    "  x[threadIdx.x] = \'\\\\0\';\\n"\n    "}\\n"\n)\n'
+    view = device_code(data).decode()
+    assert _words(view) == _words(ast.literal_eval(data.decode().split("=", 1)[1].strip()))
+    assert view.splitlines()[1].strip() == 'extern "C" __global__ void k(int* x) {'
+
+
+def test_docstrings_f_strings_and_untokenizable_files_hold_no_code():
+    docstring = b'def f():\n    """Launch the __global__ kernel; threadIdx.x % 32 is the lane."""\n    return 1\n'
+    assert device_literals(docstring) == []
+    f_string = b'K = f"__global__ void k(float* x) {{ x[threadIdx.x % 32] = {0}; }}"\n'
+    assert device_literals(f_string) == []
+    unterminated = b'K = r"""\n__global__ void k() { int lane = threadIdx.x % 32; }\n'
+    assert device_literals(unterminated) == []
+
+
+def test_the_view_of_a_cupy_module_compiles_with_nvcc(tmp_path):
+    view = tmp_path / "row_counts.cu"
+    view.write_bytes(device_code((CORPUS / "embedded" / "row_counts.py").read_bytes()))
+    built = nvcc_compile(view, tmp_path)
+    assert built.returncode == 0, built.stderr
+
+
+def test_findings_stand_at_the_python_lines_with_their_fixes_withheld():
+    result = scan([CORPUS / "embedded" / "row_counts.py"], Config(), jobs=1)
+    lines = (CORPUS / "embedded" / "row_counts.py").read_text().splitlines()
+    findings = result.findings
+    assert [f.rule for f in findings].count("EMB001") == 1
+    assert {f.fix for f in findings} == {FixKind.MANUAL} and not any(f.edits for f in findings)
+    ladder = next(f for f in findings if f.rule == "WRP002")
+    assert lines[ladder.line - 1][ladder.span.column - 1 :].startswith("16; offset > 0")
+
+
+def test_discovery_takes_python_files_that_hold_device_code_only(tmp_path):
+    (tmp_path / "plain.py").write_text("import numpy\nprint(numpy.zeros(32))\n")
+    (tmp_path / "kernels.py").write_bytes((CORPUS / "embedded" / "row_counts.py").read_bytes())
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    found = {f.rel: str(f.kind) for f in discover([tmp_path], Config()).files}
+    assert found == {"kernels.py": "python", "setup.py": "setup.py"}
+
+
+@pytest.mark.parametrize("mode", ["portable", "hip"])
+def test_convert_leaves_python_files_as_they_are(tmp_path, mode):
+    tree = tmp_path / "tree"
+    shutil.copytree(CORPUS / "embedded", tree)
+    out = tmp_path / "out"
+    convert(ConvertOptions(tree, out, mode, annotate=True), Config())
+    for path in tree.glob("*.py"):
+        assert (out / path.name).read_bytes() == path.read_bytes()
+    assert not (out / "porter_compat.h").exists()
+
+
+def test_suppressions_are_read_in_the_strings_and_in_python_comments(tmp_path):
+    (tmp_path / "k.py").write_text(
+        "K = (\n"
+        '    "__global__ void k(float* x) {\\n"\n'
+        '    "  int lane = threadIdx.x & 31;\\n"  # porter: ignore[WRP001]\n'
+        '    "  x[lane] = x[threadIdx.x % 32];  // porter: ignore[WRP001]\\n"\n'
+        '    "  { int lane = threadIdx.x & 31; x[lane] = 0.f; }\\n"\n'
+        '    "}\\n"\n'
+        ")\n"
+    )
+    result = scan([tmp_path], Config(), jobs=1)
+    assert [(f.line, f.rule) for f in result.findings] == [(2, "EMB001"), (5, "WRP001")]
+    assert sorted(f.line for f in result.files[0].suppressed) == [3, 4]
+
+
+def test_a_string_is_chosen_by_the_name_it_is_given_to():
+    data = (CORPUS / "embedded" / "row_counts.py").read_bytes()
+    names = {literal.name for literal in device_literals(data)}
+    assert names == {"_ROW_COUNT_SOURCE", "_SCALE_SOURCE"}
+    chosen = device_code(data, "_SCALE_SOURCE").decode()
+    assert "scale_rows" in chosen and "row_count" not in chosen
+    assert device_code(data, "_MISSING").strip() == b""
+
+
+def test_a_verify_case_names_its_string_and_fails_clearly_without_one(tmp_path):
+    from porter.config import ConfigError, load_config
+    from porter.verify.cases import load_cases
+    from porter.verify.run import verify
+
+    shutil.copy(CORPUS / "embedded" / "row_counts.py", tmp_path / "row_counts.py")
+    case = (
+        '[[verify.case]]\nname = "k"\nsource = "{source}"\nstring = "{string}"\nkernel = "scale_rows"\n'
+        'grid = 1\nblock = 64\nargs = [{{ name = "x", dtype = "f32", size = 64, init = "arange", output = true }},'
+        ' {{ name = "s", dtype = "f32", size = 1, init = "const(2)" }}, {{ name = "n", dtype = "i32", value = "1" }}]\n'
+    )
+    (tmp_path / "porter.toml").write_text(case.format(source="row_counts.cu", string="_SCALE_SOURCE"))
+    with pytest.raises(ConfigError, match="is not a Python file"):
+        load_cases(load_config(tmp_path))
+    (tmp_path / "porter.toml").write_text(case.format(source="row_counts.py", string="_MISSING"))
+    with pytest.raises(ConfigError, match="holds no device code in a string given to `_MISSING`"):
+        verify(tmp_path, ("gfx942",), load_config(tmp_path), gpus={"nvidia": [], "amd": []})
