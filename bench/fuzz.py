@@ -36,8 +36,9 @@ sys.path.insert(0, str(REPO))
 
 from porter.config import Config, load_config  # noqa: E402
 from porter.discover import DiscoveredFile, load_compile_commands  # noqa: E402
+from porter.embedded import embeds_device_code  # noqa: E402
 from porter.errors import PorterError  # noqa: E402
-from porter.source import SourceFile, kind_of  # noqa: E402
+from porter.source import FileKind, SourceFile, kind_of  # noqa: E402
 
 HANG_SECONDS = 20
 CORPUS = REPO / "corpus"
@@ -77,7 +78,13 @@ class Tally:
 
 
 def corpus_sources() -> list[Path]:
-    return sorted(p for p in CORPUS.rglob("*") if p.is_file() and kind_of(p) and kind_of(p).is_c_family)
+    """The corpus files porter analyses as code: C-family sources, and Python files with CUDA in strings."""
+    return sorted(p for p in CORPUS.rglob("*") if p.is_file() and kind_of(p) and _analysed_as_code(p))
+
+
+def _analysed_as_code(path: Path) -> bool:
+    kind = kind_of(path)
+    return kind.is_c_family or (kind is FileKind.PYTHON and embeds_device_code(path.read_bytes()))
 
 
 def mutate_bytes(rng: random.Random, data: bytes, donors: list[Path]) -> bytes:

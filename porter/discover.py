@@ -111,8 +111,11 @@ def discover(paths: list[Path], config: Config) -> Discovery:
     for path in paths:
         for found in _walk(path, root, config, skipped, unreadable):
             files.setdefault(found.rel, found)
-    database = find_compile_commands(root)
-    if database:
+    # files named one by one: the database beside them gives their flags, and adds no file to the
+    # scan (nor is the folder they sit in, perhaps a home directory, searched for databases)
+    only_files = all(path.is_file() for path in paths)
+    database = find_compile_commands(root, nested=not only_files)
+    if database and not only_files:
         for name in database.flags:
             path = Path(name)
             kind = kind_of(path)
@@ -187,12 +190,18 @@ _KEPT_FLAG_PREFIXES = ("-I", "-D", "-U", "-std=", "-isystem", "-include", "--std
 _FLAGS_WITH_VALUE = {"-I", "-D", "-U", "-isystem", "-include"}
 
 
-def find_compile_commands(root: Path) -> CompileCommands | None:
-    """Every compilation database in the tree, merged: build/compile_commands.json, or one per sub-project."""
+def find_compile_commands(root: Path, nested: bool = True) -> CompileCommands | None:
+    """Every compilation database in the tree, merged: build/compile_commands.json, or one per
+    sub-project; not `nested`, only the root's own and its build/'s."""
     if not root.is_dir():
         return None
+    found = (
+        root.rglob("compile_commands.json")
+        if nested
+        else (root / "compile_commands.json", root / "build" / "compile_commands.json")
+    )
     databases = sorted(
-        (p for p in root.rglob("compile_commands.json") if visible(p, root) and p.is_file()),
+        (p for p in found if visible(p, root) and p.is_file()),
         key=lambda p: (len(p.relative_to(root).parts), str(p)),
     )
     merged = None

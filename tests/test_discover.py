@@ -9,7 +9,7 @@ import pytest
 from corpus_cases import CORPUS
 
 from porter.config import Config, load_config
-from porter.discover import discover, find_torch_extensions
+from porter.discover import DiscoveryError, discover, find_torch_extensions
 
 
 def tree(tmp_path, files: dict[str, str]):
@@ -63,9 +63,21 @@ def test_compile_commands_flags_and_files(tmp_path):
     assert found.compile_commands.flags_for(root / "gen" / "b.cu") == ["-isystem", "/opt/x", "-DBAR"]
 
 
-def test_broken_compile_commands_is_named(tmp_path):
-    from porter.discover import DiscoveryError
+def test_a_file_named_alone_takes_its_flags_from_the_database_beside_it_and_adds_no_files(tmp_path):
+    root = tree(tmp_path, {"a.cu": "", "b.cu": "", "old/deep/compile_commands.json": "{not json"})
+    database = [
+        {"directory": str(root), "file": name, "arguments": ["nvcc", "-DFOO", "-c", name]} for name in ("a.cu", "b.cu")
+    ]
+    (root / "build").mkdir()
+    (root / "build" / "compile_commands.json").write_text(json.dumps(database))
+    found = discover([root / "a.cu"], Config())
+    assert [f.rel for f in found.files] == ["a.cu"]
+    assert found.compile_commands.flags_for(root / "a.cu") == ["-DFOO"]
+    with pytest.raises(DiscoveryError, match="not a valid compilation database"):
+        discover([root], Config())  # the tree itself: every database in it counts
 
+
+def test_broken_compile_commands_is_named(tmp_path):
     root = tree(tmp_path, {"a.cu": "", "compile_commands.json": "{not json"})
     with pytest.raises(DiscoveryError, match="compile_commands.json: not a valid compilation database"):
         discover([root], Config())
