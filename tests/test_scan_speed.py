@@ -255,6 +255,17 @@ def test_constant_evaluation_answers_early_only_where_a_name_stays_unknown(text,
     assert evaluate(text, {"WS": 32}) == value
 
 
+def test_text_python_would_warn_about_is_no_constant_and_no_warning():
+    import warnings
+
+    from porter.rules.consteval import evaluate
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert evaluate("1if 2", {}) is None
+    assert caught == []  # a warning would reach the user's terminal mid-scan
+
+
 def test_columns_count_characters_where_a_line_is_not_ascii():
     data = "int a; // é\nint ü = 1; int b;\nint c;\n".encode()
     source = SourceFile(Path("x.cu"), "x.cu", data, FileKind.CUDA)

@@ -11,6 +11,7 @@ import ast
 import hashlib
 import operator
 import re
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -88,7 +89,9 @@ def evaluate(text: str, constants: dict[str, int]) -> int | None:
         return None  # a name with no known value (or no C integer expression at all)
     text = text.replace("/", "//").replace("////", "//")
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        with warnings.catch_warnings():  # `1if`-like text is no C constant, and no warning for the user
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError:
         return None
     return _value(tree.body)
