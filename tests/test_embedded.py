@@ -152,3 +152,39 @@ def test_a_verify_case_names_its_string_and_fails_clearly_without_one(tmp_path):
     (tmp_path / "porter.toml").write_text(case.format(source="row_counts.py", string="_MISSING"))
     with pytest.raises(ConfigError, match="holds no device code in a string given to `_MISSING`"):
         verify(tmp_path, ("gfx942",), load_config(tmp_path), gpus={"nvidia": [], "amd": []})
+
+
+def test_a_python_kernel_runs_on_an_amd_target_with_the_macros_hiprtc_defines(tmp_path):
+    """cupy on ROCm compiles a string with hipRTC, which defines __HIP_DEVICE_COMPILE__: the port
+    at gfx942 takes the kernel's HIP branch, the CUDA reference its other one."""
+    from porter.config import load_config
+    from porter.verify.run import verify
+
+    (tmp_path / "k.py").write_text(
+        "_K = r'''\n"
+        'extern "C" __global__ void which(int* out) {\n'
+        "#ifdef __HIP_DEVICE_COMPILE__\n"
+        "  out[threadIdx.x] = __AMDGCN_WAVEFRONT_SIZE;\n"
+        "#else\n"
+        "  out[threadIdx.x] = 32;\n"
+        "#endif\n"
+        "}\n"
+        "'''\n"
+    )
+    (tmp_path / "porter.toml").write_text(
+        '[[verify.case]]\nname = "which"\nsource = "k.py"\nstring = "_K"\nkernel = "which"\nexpect = "fail"\n'
+        'grid = 1\nblock = 64\nargs = [{ name = "out", dtype = "i32", size = 64, init = "zeros", output = true }]\n'
+    )
+    result = verify(tmp_path, ("gfx942", "gfx1100"), load_config(tmp_path), gpus={"nvidia": [], "amd": []})
+    rows = {c.target: c for c in result.cases}
+    assert rows["cpu-w32"].status == "pass"
+    assert rows["gfx942"].status == "fail" and rows["gfx942"].mismatches == 64  # 64 where CUDA wrote 32
+    assert rows["gfx1100"].status == "pass"  # its wavefront is 32: the HIP branch writes 32 too
+    assert not result.failed
+
+
+def test_arange_takes_a_start_and_a_step():
+    from porter.verify.cases import _generator
+
+    assert _generator("arange", "x") == ("arange", (0.0, 1.0))
+    assert _generator("arange(0, 300)", "x") == ("arange", (0.0, 300.0))

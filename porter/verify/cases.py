@@ -180,7 +180,7 @@ def _generator(text: str, where: str) -> tuple[str, tuple[float, ...]]:
     match = GENERATOR.match(text.strip())
     if not match:
         raise ConfigError(
-            f"{where}: unknown generator {text!r}; use randn, uniform(a, b), range(a, b), zeros, arange or const(v)"
+            f"{where}: unknown generator {text!r}; use randn, uniform(a, b), range(a, b), zeros, arange, arange(start, step) or const(v)"
         )
     name, inner = match.group(1), match.group(2)
     try:
@@ -190,7 +190,9 @@ def _generator(text: str, where: str) -> tuple[str, tuple[float, ...]]:
     if not all(math.isfinite(v) for v in values):
         # the harness writes them into C++ as literals, which have no NaN or infinity
         raise ConfigError(f"{where}: generator arguments must be finite numbers: {text!r}")
-    wanted = {"uniform": 2, "range": 2, "const": 1}.get(name, 0)
+    if name == "arange" and not values:
+        values = (0.0, 1.0)  # arange(start, step): 0, 1, 2, … unless told
+    wanted = {"uniform": 2, "range": 2, "const": 1, "arange": 2}.get(name, 0)
     if len(values) != wanted:
         raise ConfigError(f"{where}: {name} takes {wanted} argument(s), got {len(values)}")
     return name, values

@@ -114,13 +114,25 @@ def unsupported(source: Path, string: str | None = None) -> str | None:
     return None
 
 
-def compile_harness(harness: Path, tree: Path, width: int, executable: Path) -> tuple[bool, str]:
+def hip_rtc_defines(target_id: str, width: int) -> tuple[str, ...]:
+    """The macros hipRTC defines as it compiles a string for an AMD target. A kernel that a Python
+    file holds is compiled there by hipRTC (cupy on ROCm), and picks its HIP branches by them
+    (`#ifdef __HIP_DEVICE_COMPILE__`)."""
+    return (
+        "__HIP_PLATFORM_AMD__=1", "__HIP__=1", "__HIPCC_RTC__=1", "__HIP_DEVICE_COMPILE__=1",
+        f"__{target_id}__=1", f"__AMDGCN_WAVEFRONT_SIZE={width}",
+    )  # fmt: skip
+
+
+def compile_harness(
+    harness: Path, tree: Path, width: int, executable: Path, defines: tuple[str, ...] = ()
+) -> tuple[bool, str]:
     """Build one harness for the CPU device at `width` lanes: (ok, the compiler's log)."""
     compiler = host_compiler()
     if compiler is None:
         return False, "no host C++ compiler (g++ or clang++) to build the CPU device"
     command = [
-        compiler, "-std=c++17", "-O1", "-x", "c++", f"-DPORTER_EMULATOR={width}",
+        compiler, "-std=c++17", "-O1", "-x", "c++", f"-DPORTER_EMULATOR={width}", *(f"-D{d}" for d in defines),
         f"-I{EMULATOR / 'include'}", f"-I{tree}", f"-I{harness.parent}",
         "-fsanitize=bounds", "-fno-sanitize-recover=bounds",  # shared arrays indexed out of bounds stop the run
         "-w", str(harness), "-o", str(executable), "-pthread",

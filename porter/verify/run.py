@@ -14,7 +14,7 @@ import statistics
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.errors import PorterError
 from porter.rules.base import WMMA_HEADER
+from porter.source import PYTHON_SUFFIXES
 from porter.targets import Variant, parse_targets, target, toolchains
 from porter.targets.command import first_error, links, toolchain_command, why_unavailable
 from porter.targets.nvcc_args import UnsafeArgument
@@ -304,10 +305,12 @@ def _emulated_trees(trees: dict, work: Path) -> tuple[Path, Path]:
 def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path], work: Path) -> list[CaseResult]:
     """emu-original at 32 lanes, then emu-port at each target's width, compared with it."""
     original, port = trees
-    # a hand-written port runs as its author wrote it; porter's own port is its portable conversion
-    port_tree, port_harness = (
-        (original, harness.harness_name(case, port=True)) if case.port else (port, harness.harness_name(case))
-    )
+    # a hand-written port runs as its author wrote it; porter's own port is its portable conversion,
+    # except of a kernel in a Python string, which porter does not rewrite: that runs as the file holds it
+    if case.port:
+        port_tree, port_harness = original, harness.harness_name(case, port=True)
+    else:
+        port_tree, port_harness = (original if _held_in_python(case) else port), harness.harness_name(case)
     lacking = emulate.unsupported(original / case.source, case.string) or (
         case.port and emulate.unsupported(original / case.port, case.string)
     )
@@ -327,23 +330,37 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
     reference_outputs = _emulated_run(case, original, harness.harness_name(case), 32, work, reference, "original")
     if reference_outputs is not None:
         reference.status, reference.reason = "pass", "reference run on the CPU at 32 lanes"
-    by_width: dict[int, CaseResult] = {}  # targets of one width share one run
+    by_build: dict[tuple, CaseResult] = {}  # targets of one width (and one set of macros) share one run
     for row in rows[1:]:
         if row.reason:  # not runnable on this target (a kernel on matrix cores it lacks)
             continue
         width = target(row.target).wavefront
-        if width not in by_width:
-            outputs = _emulated_run(case, port_tree, port_harness, width, work, row, f"port-w{width}")
+        defines = _port_defines(case, row.target, width)
+        if (width, defines) not in by_build:
+            label = f"port-w{width}" + ("-hiprtc" if defines else "")
+            outputs = _emulated_run(case, port_tree, port_harness, width, work, row, label, defines)
             if outputs is not None and reference_outputs is not None:
                 _compare_outputs(case, row, reference_outputs, outputs)
             elif outputs is not None:
                 row.reason = f"not compared: the original did not run ({reference.reason})"
-            by_width[width] = row
+            by_build[width, defines] = row
         else:
-            _copy_verdict(by_width[width], row)
+            _copy_verdict(by_build[width, defines], row)
         row.built = f"emulated on the CPU at {width} lanes"
     reference.built = "emulated on the CPU at 32 lanes"
     return rows
+
+
+def _port_defines(case: Case, target_id: str, width: int) -> tuple[str, ...]:
+    """A kernel held in a Python string runs on an AMD target as hipRTC compiles it there, its HIP
+    branches chosen; a source file's port runs as the CUDA it is (porter_compat.h picks its own)."""
+    if _held_in_python(case) and target(target_id).is_amd:
+        return emulate.hip_rtc_defines(target_id, width)
+    return ()
+
+
+def _held_in_python(case: Case) -> bool:
+    return PurePath(case.port or case.source).suffix in PYTHON_SUFFIXES
 
 
 def _uses_wmma_header(source: Path) -> bool:
@@ -358,11 +375,11 @@ def _no_matrix_cores(target_id: str) -> str | None:
     return f"{WMMA_HEADER} runs WMMA on MFMA matrix cores, which {target_id} lacks"
 
 
-def _emulated_run(case, tree: Path, harness_file: str, width: int, work: Path, row: CaseResult, label: str):
+def _emulated_run(case, tree: Path, harness_file: str, width: int, work: Path, row: CaseResult, label: str, defines=()):
     """Build and run one harness on the CPU device; the outputs' folder, or None with the row's status set."""
     executable = work / "bin" / f"{case.name}-emu-{label}"
     executable.parent.mkdir(parents=True, exist_ok=True)
-    ok, log = emulate.compile_harness(tree / harness_file, tree, width, executable)
+    ok, log = emulate.compile_harness(tree / harness_file, tree, width, executable, defines)
     if not ok:
         row.status, row.reason = "build-failed", f"the CPU device could not build it: {_diagnostic(log)}"
         return None

@@ -39,7 +39,7 @@ def generate(arg: dict) -> np.ndarray:
     elif init == "range":
         data = rng.integers(int(values[0]), int(values[1]), size, endpoint=False)
     elif init == "arange":
-        data = np.arange(size)
+        data = values[0] + values[1] * np.arange(size)
     elif init == "const":
         data = np.full(size, values[0])
     else:
