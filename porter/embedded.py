@@ -7,7 +7,9 @@ on a wave64 GPU all the same (cupy/cupy#9977: a ladder from 16 and a 32-bit mask
 The parse stage reads such a file as a *view*: a byte string as long as the file, its newlines
 where the file has them, holding the bodies of the string literals that carry device code at
 their own offsets and blanks everywhere else. Every rule runs on the view as on a `.cu` file,
-and every offset, line and column it reports is the Python file's.
+and every offset, line and column it reports is the Python file's. An f-string's replacement
+fields read as names as wide as they are (the values are Python's to fill in); the tokens are the
+same on every Python from 3.11 (3.12 splits an f-string into parts, joined again here).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Literal:
     end: int
     raw: bool
     name: str | None = None  # what it is given to: `_kernel = r\"\"\"…`, `code=r\"\"\"…` (a keyword)
+    formatted: bool = False  # an f-string: `{{` is a brace, `{expr}` a value Python fills in
 
 
 def embeds_device_code(data: bytes) -> bool:
@@ -64,7 +67,8 @@ def device_literals(data: bytes) -> list[Literal]:
 
     found: list[Literal] = []
     try:
-        for group, name in _concatenations(tokenize.generate_tokens(io.StringIO(text).readline)):
+        tokens = _f_strings_joined(tokenize.generate_tokens(io.StringIO(text).readline), lines)
+        for group, name in _concatenations(tokens):
             bodies = [_body(token, offset, name) for token in group]
             bodies = [body for body in bodies if body is not None]
             if any(
@@ -74,6 +78,33 @@ def device_literals(data: bytes) -> list[Literal]:
     except (tokenize.TokenError, SyntaxError, ValueError):
         return []  # not Python this tokenizer reads: nothing is claimed about it
     return found
+
+
+def _f_strings_joined(tokens, lines: list[str]):
+    """The tokens, with each f-string one STRING token as Python 3.11 gives it (3.12 splits it into
+    FSTRING_START, its parts and their expressions, FSTRING_END)."""
+    start_type = getattr(tokenize, "FSTRING_START", None)
+    depth, opening = 0, None
+    for token in tokens:
+        if start_type is None:
+            yield token
+        elif token.type == start_type:
+            depth, opening = depth + 1, opening if depth else token
+        elif depth and token.type == tokenize.FSTRING_END:
+            depth -= 1
+            if not depth:
+                text = _between(lines, opening.start, token.end)
+                yield tokenize.TokenInfo(tokenize.STRING, text, opening.start, token.end, opening.line)
+        elif not depth:
+            yield token
+
+
+def _between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
+    (first, column), (last, end_column) = start, end
+    if first == last:
+        return lines[first - 1][column:end_column]
+    middle = lines[first : last - 1]
+    return "\n".join([lines[first - 1][column:], *middle, lines[last - 1][:end_column]])
 
 
 def _concatenations(tokens):
@@ -115,11 +146,11 @@ def _starts_statement(before: list) -> bool:
 
 def _body(token: tokenize.TokenInfo, offset, name: str | None) -> Literal | None:
     prefix, quote = _PREFIX.match(token.string).groups()
-    if "f" in prefix.lower():
-        return None  # an f-string's braces are Python's: its text is not the code that runs
     start = offset(*token.start) + len((prefix + quote).encode())
     end = offset(*token.end) - len(quote)
-    return Literal(start, end, raw="r" in prefix.lower(), name=name) if end >= start else None
+    if end < start:
+        return None
+    return Literal(start, end, raw="r" in prefix.lower(), name=name, formatted="f" in prefix.lower())
 
 
 def device_code_view(data: bytes, literals: list[Literal]) -> bytes:
@@ -129,8 +160,42 @@ def device_code_view(data: bytes, literals: list[Literal]) -> bytes:
     view = bytearray(re.sub(rb"[^\r\n]", b" ", data))
     for literal in literals:
         body = data[literal.start : literal.end]
-        view[literal.start : literal.end] = body if literal.raw or b"\\" not in body else _unescaped(body)
+        code = body if literal.raw or b"\\" not in body else _unescaped(body)
+        view[literal.start : literal.end] = _fields_spelled(code) if literal.formatted else code
     return bytes(view)
+
+
+def _fields_spelled(body: bytes) -> bytes:
+    """An f-string's text as the code it becomes, at its own width: `{{` and `}}` are one brace
+    (and a blank), and each replacement field `{BLOCK * 2}` a name as long (`_BLOCK___2_`), which no
+    rule takes for a number: the value is Python's to fill in."""
+    out = bytearray(body)
+    index = 0
+    while index < len(body):
+        char = body[index : index + 1]
+        if char in (b"{", b"}") and body[index + 1 : index + 2] == char:
+            out[index : index + 2] = char + b" "
+            index += 2
+        elif char == b"{":
+            end = _field_end(body, index)
+            out[index:end] = bytes(c if c in b"\r\n" or chr(c).isalnum() else ord("_") for c in body[index:end])
+            index = end
+        else:
+            index += 1
+    return bytes(out)
+
+
+def _field_end(body: bytes, start: int) -> int:
+    """Past the `}` that closes the field opened at `start` (its format spec may hold fields too)."""
+    depth = 0
+    for index in range(start, len(body)):
+        if body[index] == ord("{"):
+            depth += 1
+        elif body[index] == ord("}"):
+            depth -= 1
+            if not depth:
+                return index + 1
+    return len(body)
 
 
 def _unescaped(body: bytes) -> bytes:

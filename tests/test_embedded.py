@@ -17,7 +17,7 @@ from compilers import nvcc_compile
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.discover import discover
-from porter.embedded import device_code, device_literals
+from porter.embedded import device_code, device_code_view, device_literals
 from porter.findings import FixKind
 from porter.scan import scan
 
@@ -53,8 +53,8 @@ def _words(text: str) -> list[str]:
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)
 def test_the_view_is_the_code_python_compiles(path):
     data = path.read_bytes()
-    view = device_code(data)
-    assert len(view) == len(data) and view.count(b"\n") == data.count(b"\n")
+    assert len(device_code(data)) == len(data) and device_code(data).count(b"\n") == data.count(b"\n")
+    view = device_code_view(data, [literal for literal in device_literals(data) if not literal.formatted])
     expected = [word for value in _python_device_strings(data) for word in _words(value)]
     assert _words(view.decode()) == expected
 
@@ -66,18 +66,27 @@ def test_escapes_are_read_as_python_reads_them():
     assert view.splitlines()[1].strip() == 'extern "C" __global__ void k(int* x) {'
 
 
-def test_docstrings_f_strings_and_untokenizable_files_hold_no_code():
+def test_docstrings_and_untokenizable_files_hold_no_code():
     docstring = b'def f():\n    """Launch the __global__ kernel; threadIdx.x % 32 is the lane."""\n    return 1\n'
     assert device_literals(docstring) == []
-    f_string = b'K = f"__global__ void k(float* x) {{ x[threadIdx.x % 32] = {0}; }}"\n'
-    assert device_literals(f_string) == []
     unterminated = b'K = r"""\n__global__ void k() { int lane = threadIdx.x % 32; }\n'
     assert device_literals(unterminated) == []
 
 
-def test_the_view_of_a_cupy_module_compiles_with_nvcc(tmp_path):
+def test_an_f_string_is_read_as_the_code_it_becomes():
+    data = (
+        b'K = rf"""\nstruct P {{ int k[{ROUNDS}]; }};\n__global__ void f(int* x) {{ x[threadIdx.x] = {V * 2}; }}\n"""\n'
+    )
+    view = device_code(data).decode()
+    assert len(view) == len(data)
+    assert view.splitlines()[1] == "struct P {  int k[_ROUNDS_]; } ;"
+    assert view.splitlines()[2] == "__global__ void f(int* x) {  x[threadIdx.x] = _V___2_; } "
+
+
+@pytest.mark.parametrize("name", ["_ROW_COUNT_SOURCE", "_SCALE_SOURCE"])
+def test_the_view_of_a_cupy_module_compiles_with_nvcc(tmp_path, name):
     view = tmp_path / "row_counts.cu"
-    view.write_bytes(device_code((CORPUS / "embedded" / "row_counts.py").read_bytes()))
+    view.write_bytes(device_code((CORPUS / "embedded" / "row_counts.py").read_bytes(), name))
     built = nvcc_compile(view, tmp_path)
     assert built.returncode == 0, built.stderr
 
@@ -129,7 +138,7 @@ def test_suppressions_are_read_in_the_strings_and_in_python_comments(tmp_path):
 def test_a_string_is_chosen_by_the_name_it_is_given_to():
     data = (CORPUS / "embedded" / "row_counts.py").read_bytes()
     names = {literal.name for literal in device_literals(data)}
-    assert names == {"_ROW_COUNT_SOURCE", "_SCALE_SOURCE"}
+    assert names == {"_ROW_COUNT_SOURCE", "_SCALE_SOURCE", "_TEMPLATE"}
     chosen = device_code(data, "_SCALE_SOURCE").decode()
     assert "scale_rows" in chosen and "row_count" not in chosen
     assert device_code(data, "_MISSING").strip() == b""

@@ -53,5 +53,5 @@ _SCALE_SOURCE = (
 )
 scale_rows = cupy.RawKernel(_SCALE_SOURCE, "scale_rows")
 
-# A format string's braces are Python's: never read as code.
-_TEMPLATE = f"__global__ void fill(float* x) {{ x[threadIdx.x % 32] = {0}; }}"
+# An f-string is read as the code it becomes: `{{` is a brace, `{value}` a name as long as the field.
+_TEMPLATE = f"__global__ void fill(float* x, int n) {{ for (int i = threadIdx.x % 32; i < n; i += 32) x[i] = {0}; }}"  # expect: WRP001 WRP005
