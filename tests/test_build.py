@@ -191,3 +191,20 @@ def test_hip_on_nvidia_reaching_rocthrust_is_the_toolchains_gap_not_porters(tmp_
     if hip["status"] == "unavailable":
         pytest.skip(hip["diagnostic"])
     assert hip["status"] == "ok" or hip["class"] == "toolchain-unsupported-target", hip
+
+
+def test_a_projects_own_atomic_overload_builds_for_amd_and_for_hip_on_nvidia(tmp_path):
+    """HIP declares `atomicMax(float*, float)` on AMD and, in nvidia_detail, on NVIDIA too: API010's
+    guard keeps the project's definition for CUDA itself, so neither HIP build redefines it."""
+    require_hip()
+    if toolchains.cuda12_device_toolkit() is None or toolchains.find_system_clang() is None:
+        pytest.skip("no CUDA 12.9 device tools: `porter setup cuda-headers`")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "hip_overloads.cu").write_bytes((CORPUS / "api" / "hip_overloads.cu").read_bytes())
+    arguments = ["build", str(tree), "--target", "sm_90", "--target", "gfx942", "--hip-nvidia", "--format", "json"]
+    result = runner.invoke(app, [*arguments, "--no-cache"])
+    units = json.loads(result.stdout)["units"]
+    assert {(u["target"], u["variant"], u["status"]) for u in units} == {
+        ("sm_90", "cuda", "ok"), ("gfx942", "hip", "ok"), ("sm_90", "hip-nvidia", "ok")
+    }, units  # fmt: skip

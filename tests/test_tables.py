@@ -134,6 +134,11 @@ def test_hip_overloads_are_declared_by_every_hip_here():
         text = header.read_text(errors="replace")
         for name, kind in hip_overloads():
             assert re.search(rf"\b{kind} {name}\({kind}\* \w+, {kind}", text), (header, name, kind)
+    nvidia = [r / "usr/include/hip/nvidia_detail/nvidia_hip_atomics.h" for r in roots]
+    for header in [h for h in nvidia if h.is_file()]:
+        text = header.read_text(errors="replace")
+        declared = {(name, kind) for kind, name in re.findall(r"\b(float|double) (atomic\w+)\(\1\* \w+, \1", text)}
+        assert declared == set(hip_overloads("nvidia_overloads")), header
 
 
 def test_library_warp_constants_match_cub():

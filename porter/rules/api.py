@@ -163,7 +163,7 @@ HIP_OVERLOAD = Rule(
     what="Finds a project's own `atomicMax(float*, float)`, `atomicMin(double*, double)` and the like: overloads CUDA lacks, that HIP's headers declare.",
     why="hipcc sees two definitions of the same function: `redefinition of 'atomicMax'` stops the build of every file that includes it.",
     example="__device__ float atomicMax(float* address, float value) { /* CAS loop */ }",
-    use_instead="Keep the definition for NVIDIA only: `#if !defined(__HIP_PLATFORM_AMD__)` around it (porter adds it); HIP's overload does the same.",
+    use_instead="Keep the definition for CUDA only: `#if !defined(__HIP_PLATFORM_AMD__)` around it, and `&& !defined(__HIP_PLATFORM_NVIDIA__)` where HIP on NVIDIA declares it too (`atomicMax`/`atomicMin` of float and double); porter adds it, and HIP's overload does the same.",
 )
 
 RULES = (
@@ -338,11 +338,20 @@ def wants_clang(ctx: FileContext) -> bool:
 
 
 @cache
-def hip_overloads() -> frozenset[tuple[str, str]]:
-    return frozenset((name, kind) for name, kind in read_data("hip_overloads.json")["overloads"])
+def hip_overloads(platform: str = "overloads") -> frozenset[tuple[str, str]]:
+    """The overloads HIP declares on AMD (`overloads`), or on NVIDIA as well (`nvidia_overloads`)."""
+    return frozenset((name, kind) for name, kind in read_data("hip_overloads.json")[platform])
 
 
 _OVERLOAD_GUARD = "#if !defined(__HIP_PLATFORM_AMD__)  // HIP declares this overload (porter)\n"
+# HIP on NVIDIA declares some of them as well: there only CUDA itself may define them
+_OVERLOAD_GUARD_BOTH = (
+    "#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)  // HIP declares this overload (porter)\n"
+)
+
+
+def _overload_guard(name: str, kind: str) -> str:
+    return _OVERLOAD_GUARD_BOTH if (name, kind) in hip_overloads("nvidia_overloads") else _OVERLOAD_GUARD
 
 
 def _hip_overloads(ctx: FileContext) -> Iterable[Finding]:
@@ -375,7 +384,7 @@ def _hip_overloads(ctx: FileContext) -> Iterable[Finding]:
             node.end_byte if first_line_end < 0 else first_line_end,
             f"HIP declares `{name}({kind.group(1)}*, {kind.group(1)})`: this definition is a redefinition under hipcc",
             edits=(
-                Edit(line_start, line_start, _OVERLOAD_GUARD.encode()),
+                Edit(line_start, line_start, _overload_guard(name, kind.group(1)).encode()),
                 Edit(line_end, line_end, b"\n#endif  // !__HIP_PLATFORM_AMD__"),
             ),
         )
