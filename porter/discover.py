@@ -156,13 +156,13 @@ def _walk(path: Path, root: Path, config: Config, skipped: list[str], unreadable
             kind = kind_of(file)
             if kind is None or not file.is_file() or name in GENERATED_FILES:
                 continue
-            if kind is FileKind.PYTHON and not _embeds_device_code(file):
-                continue  # Python without CUDA in its strings is not porter's to scan
             if file.is_symlink() and not _is_inside(file, root):
                 continue
             rel = _relative(file, root)
             if _matches(rel, config.exclude) and not _matches(rel, config.include):
                 continue
+            if kind is FileKind.PYTHON and not _embeds_device_code(file):
+                continue  # Python without CUDA in its strings is not porter's to scan (read last: it costs a read)
             yield DiscoveredFile(file, rel, kind)
 
 
