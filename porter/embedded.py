@@ -20,7 +20,7 @@ import tokenize
 from dataclasses import dataclass
 from itertools import accumulate
 
-from porter.source import FileKind, SourceFile
+from porter.source import IDENTIFIER_BYTES, FileKind, SourceFile
 
 # Spellings of device code: a Python file that holds none is not read further, and a string
 # literal that holds none is Python's business (a message, a path, a docstring).
@@ -161,14 +161,34 @@ def device_code_view(data: bytes, literals: list[Literal]) -> bytes:
     for literal in literals:
         body = data[literal.start : literal.end]
         code = body if literal.raw or b"\\" not in body else _unescaped(body)
-        view[literal.start : literal.end] = _fields_spelled(code) if literal.formatted else code
+        code = _fields_spelled(code) if literal.formatted else code
+        view[literal.start : literal.end] = (
+            _TEMPLATE_FIELD.sub(_field_as_name, code) if b"$" in code or b"%(" in code else code
+        )
     return bytes(view)
+
+
+# the fields of `string.Template` (`${name}`, `$name`) and of %-formatting by name (`%(name)s`): no C
+# spells either, so where a string holds one it is Python's, to be filled in before compiling
+_TEMPLATE_FIELD = re.compile(rb"\$\{\w+\}|\$\w+|%\(\w+\)[sdi]")
+
+
+def _field_as_name(match: re.Match) -> bytes:
+    return _as_name(match.string, match.start(), match.group())
+
+
+def _as_name(code: bytes, start: int, field: bytes) -> bytes:
+    """A field Python fills in, at its width: a name of its own (`void ${name}(` reads `void __name_(`),
+    or blanks where it ends a name (`curand%(suffix)s(` reads as a call of `curand`)."""
+    if start > 0 and code[start - 1] in IDENTIFIER_BYTES:
+        return b" " * len(field)
+    return bytes(c if c in b"\r\n" or chr(c).isalnum() else ord("_") for c in field)
 
 
 def _fields_spelled(body: bytes) -> bytes:
     """An f-string's text as the code it becomes, at its own width: `{{` and `}}` are one brace
-    (and a blank), and each replacement field `{BLOCK * 2}` a name as long (`_BLOCK___2_`), which no
-    rule takes for a number: the value is Python's to fill in."""
+    (and a blank), and each replacement field `{BLOCK * 2}` a name as long (`_BLOCK___2_`, see
+    _as_name), which no rule takes for a number: the value is Python's to fill in."""
     out = bytearray(body)
     index = 0
     while index < len(body):
@@ -178,7 +198,7 @@ def _fields_spelled(body: bytes) -> bytes:
             index += 2
         elif char == b"{":
             end = _field_end(body, index)
-            out[index:end] = bytes(c if c in b"\r\n" or chr(c).isalnum() else ord("_") for c in body[index:end])
+            out[index:end] = _as_name(out, index, body[index:end])
             index = end
         else:
             index += 1

@@ -8,6 +8,7 @@ nvcc, which compiles it; the findings against the corpus cases' `expect:` commen
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 from pathlib import Path
 
@@ -43,7 +44,17 @@ def _python_device_strings(data: bytes) -> list[str]:
         and id(node) not in bare | formatted
         and any(word in node.value for word in DEVICE_WORDS)
     ]
-    return [node.value for node in sorted(constants, key=lambda node: (node.lineno, node.col_offset))]
+    return [_fields_named(node.value) for node in sorted(constants, key=lambda node: (node.lineno, node.col_offset))]
+
+
+def _fields_named(value: str) -> str:
+    """`%(name)s` and `${name}` as the view spells them: a name as wide (blanks after a name)."""
+
+    def named(match: re.Match) -> str:
+        after_name = match.start() > 0 and (value[match.start() - 1].isalnum() or value[match.start() - 1] == "_")
+        return " " * len(match.group()) if after_name else re.sub(r"\W", "_", match.group())
+
+    return re.sub(r"\$\{\w+\}|\$\w+|%\(\w+\)[sdi]", named, value)
 
 
 def _words(text: str) -> list[str]:
@@ -81,6 +92,21 @@ def test_an_f_string_is_read_as_the_code_it_becomes():
     assert len(view) == len(data)
     assert view.splitlines()[1] == "struct P {  int k[_ROUNDS_]; } ;"
     assert view.splitlines()[2] == "__global__ void f(int* x) {  x[threadIdx.x] = _V___2_; } "
+
+
+def test_fields_python_fills_in_read_as_names_so_the_kernels_parse():
+    """pycuda's `%(name)s` and string.Template's `${name}`: no C spells them, so each reads as a
+    name of its own width (or blanks where it ends a name: `curand%(suffix)s(` calls `curand`)."""
+    data = (CORPUS / "embedded" / "templated.py").read_bytes()
+    view = device_code(data).decode()
+    assert "__global__ void __name_s(const value_type* x" in view
+    assert 'extern "C" __global__ void __name_(__value_type_* x, __value_type_ s)' in view
+    assert (
+        "x[0] = curand          (&s)"
+        in device_code(b'K = """__global__ void k() { x[0] = curand%(suffix)s(&s); }"""\n').decode()
+    )
+    result = scan([CORPUS / "embedded" / "templated.py"], Config(), jobs=1)
+    assert result.files[0].parse_errors == 0 and len(result.files[0].kernels) == 2
 
 
 @pytest.mark.parametrize("name", ["_ROW_COUNT_SOURCE", "_SCALE_SOURCE"])
