@@ -2,7 +2,8 @@
 
 Usage: `python bench/stress.py [--report reports/stress.md]`. Generates, in a temporary folder:
 generated CUDA of 0.5, 1, 2 and 20 MB (kernels with shuffles, ballots, lane arithmetic and runtime
-calls, repeated), one 10 MB line, and 200,000 identical shuffle lines (5.4 MB); then times
+calls, repeated), one 10 MB line, 200,000 identical shuffle lines (5.4 MB), and Python files holding
+2,000, 20,000 and 120,000 of those kernels in strings; then times
 `porter scan --no-cache -j 1 FILE -f json` on each in a process of its own and reads its peak
 resident memory. Also converts the 200,000-line file (convert is uncapped: every fix applied).
 Targets (issue 12): the 20 MB file under 60 s, the 200,000-line file under 1 GB.
@@ -60,6 +61,10 @@ def inputs(folder: Path) -> dict[str, Path]:
     shuffles = "__global__ void k(float* o) {\n  float v = o[threadIdx.x];\n" + "  v += __shfl_down(v, 16);\n" * 200_000
     files["200,000 shuffle lines"] = folder / "shuffles.cu"
     files["200,000 shuffle lines"].write_text(shuffles + "  o[threadIdx.x] = v;\n}\n")
+    for count in (2_000, 20_000, 120_000):  # CUDA in Python strings (porter.embedded): 1, 10 and 60 MB
+        held = "".join(f'K{i} = r"""\n{KERNEL.format(i=i)}"""\n' for i in range(count))
+        files[f"Python, {count:,} kernels in strings"] = folder / f"strings_{count}.py"
+        files[f"Python, {count:,} kernels in strings"].write_text(held)
     return files
 
 
