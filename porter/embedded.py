@@ -18,9 +18,9 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from itertools import accumulate
+from pathlib import Path
 
-from porter.source import IDENTIFIER_BYTES, FileKind, SourceFile
+from porter.source import IDENTIFIER_BYTES, FileKind, SourceFile, encoded_length
 
 # Spellings of device code: a Python file that holds none is not read further, and a string
 # literal that holds none is Python's business (a message, a path, a docstring).
@@ -63,10 +63,10 @@ def device_literals(data: bytes) -> list[Literal]:
     Python cannot tokenize holds none."""
     text = data.decode("utf-8", "surrogateescape")
     lines = text.split("\n")
-    line_offsets = list(accumulate((len(line.encode("utf-8", "surrogateescape")) + 1 for line in lines), initial=0))
+    line_starts = SourceFile(Path(), "", data, FileKind.PYTHON).line_starts  # the bytes where each line starts
 
-    def offset(row: int, column: int) -> int:
-        return line_offsets[row - 1] + len(lines[row - 1][:column].encode("utf-8", "surrogateescape"))
+    def offset(row: int, column: int) -> int:  # the tokenizer's column counts characters
+        return line_starts[row - 1] + encoded_length(lines[row - 1][:column])
 
     found: list[Literal] = []
     try:

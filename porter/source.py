@@ -14,7 +14,7 @@ import codecs
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import accumulate
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from porter.findings import Span
 
@@ -49,6 +49,11 @@ SUFFIX_KINDS = {
 PYTHON_SUFFIXES = (".py", ".pyx", ".pxi")
 
 
+def is_python(path: str | PurePath) -> bool:
+    """A Python or Cython file by its name (setup.py too): CUDA in it is held in strings."""
+    return PurePath(path).suffix in PYTHON_SUFFIXES
+
+
 def encoded_length(text: str) -> int:
     """Bytes that a str taken from SourceFile.text() occupies in the file (surrogates included)."""
     return len(text.encode("utf-8", "surrogateescape"))
@@ -59,7 +64,7 @@ def kind_of(path: Path) -> FileKind | None:
         return FileKind.SETUP_PY
     if path.name == "CMakeLists.txt":
         return FileKind.CMAKE
-    if path.suffix in PYTHON_SUFFIXES:
+    if is_python(path):
         return FileKind.PYTHON
     return SUFFIX_KINDS.get(path.suffix.lower())
 

@@ -343,15 +343,11 @@ def hip_overloads(platform: str = "overloads") -> frozenset[tuple[str, str]]:
     return frozenset((name, kind) for name, kind in read_data("hip_overloads.json")[platform])
 
 
-_OVERLOAD_GUARD = "#if !defined(__HIP_PLATFORM_AMD__)  // HIP declares this overload (porter)\n"
-# HIP on NVIDIA declares some of them as well: there only CUDA itself may define them
-_OVERLOAD_GUARD_BOTH = (
-    "#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)  // HIP declares this overload (porter)\n"
-)
-
-
 def _overload_guard(name: str, kind: str) -> str:
-    return _OVERLOAD_GUARD_BOTH if (name, kind) in hip_overloads("nvidia_overloads") else _OVERLOAD_GUARD
+    condition = "!defined(__HIP_PLATFORM_AMD__)"
+    if (name, kind) in hip_overloads("nvidia_overloads"):
+        condition += " && !defined(__HIP_PLATFORM_NVIDIA__)"  # HIP on NVIDIA declares it too: CUDA alone defines it
+    return f"#if {condition}  // HIP declares this overload (porter)\n"
 
 
 def _hip_overloads(ctx: FileContext) -> Iterable[Finding]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from porter.config import Config, ConfigError
-from porter.source import PYTHON_SUFFIXES
+from porter.source import is_python
 
 DTYPES = {  # name: (C type in the harness, bytes, numpy dtype of the stored bits)
     "f64": ("double", 8, "<f8"),
@@ -310,9 +310,7 @@ def _string(table: dict, where: str) -> str | None:
     name = table["string"]
     if not isinstance(name, str) or not name.isidentifier():
         raise ConfigError(f"{where}: `string` is the Python name a kernel's source is given to, got {name!r}")
-    if not all(
-        PurePosixPath(str(p)).suffix in PYTHON_SUFFIXES for p in (table["source"], table.get("port") or "port.py")
-    ):
+    if not all(is_python(str(path)) for path in (table["source"], table.get("port")) if path is not None):
         raise ConfigError(f"{where}: `string` names a Python variable, but {table['source']!r} is not a Python file")
     return name
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from porter.embedded import VIEW_SUFFIX, device_code
 from porter.parse import captures, parse
 from porter.rules.consteval import stand_ins
-from porter.source import PYTHON_SUFFIXES, FileKind, SourceFile
+from porter.source import FileKind, SourceFile, is_python
 
 EMULATOR = Path(__file__).resolve().parent / "emulator"
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".inl", ".cpp", ".cc", VIEW_SUFFIX)
@@ -104,7 +104,7 @@ def unsupported(source: Path, string: str | None = None) -> str | None:
     """The first construct the CPU device cannot run in the kernel's source, with its line (of a
     Python file, in its strings that hold device code: those given to `string`, where named)."""
     data = source.read_bytes()
-    if source.suffix in PYTHON_SUFFIXES:
+    if is_python(source):
         data = device_code(data, string)
     for what, pattern in UNSUPPORTED.items():
         match = pattern.search(data)

@@ -9,7 +9,7 @@ import jinja2
 
 from porter.config import ConfigError
 from porter.embedded import VIEW_SUFFIX, device_code
-from porter.source import PYTHON_SUFFIXES
+from porter.source import is_python
 from porter.verify.cases import DTYPES, Case
 
 KINDS = {"zeros": 0, "arange": 1, "randn": 2, "uniform": 3, "range": 4, "const": 5}
@@ -79,7 +79,7 @@ def included(tree: Path, rel: str, case: Case) -> str:
     """What the harness includes for a case's source: the source, or for a Python file the CUDA in
     its strings (porter.embedded's view, written beside it; the case's `string` alone where it
     names one): the kernel that cupy or NVRTC would compile at run time, as the file holds it."""
-    if Path(rel).suffix not in PYTHON_SUFFIXES:
+    if not is_python(rel):
         return rel
     code = device_code((tree / rel).read_bytes(), case.string)
     if not code.strip():

@@ -14,7 +14,7 @@ import statistics
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.errors import PorterError
 from porter.rules.base import WMMA_HEADER
-from porter.source import PYTHON_SUFFIXES
+from porter.source import is_python
 from porter.targets import Variant, parse_targets, target, toolchains
 from porter.targets.command import first_error, links, toolchain_command, why_unavailable
 from porter.targets.nvcc_args import UnsafeArgument
@@ -360,7 +360,7 @@ def _port_defines(case: Case, target_id: str, width: int) -> tuple[str, ...]:
 
 
 def _held_in_python(case: Case) -> bool:
-    return PurePath(case.port or case.source).suffix in PYTHON_SUFFIXES
+    return is_python(case.port or case.source)
 
 
 def _uses_wmma_header(source: Path) -> bool:
