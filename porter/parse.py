@@ -289,12 +289,12 @@ def include_point(parsed: ParsedFile) -> int:
         node = root.descendant_for_byte_range(include.start(), include.end()) if root is not None else None
         while node is not None and node.type not in ("preproc_if", "preproc_ifdef", "translation_unit"):
             node = node.parent
-        if node is None or node.type == "translation_unit" or _is_include_guard(node, data):
+        if node is None or node.type == "translation_unit" or is_include_guard(node, data):
             return data.rfind(b"\n", 0, include.start()) + 1
     for child in root.children if root is not None else []:
-        if child.type not in ("comment", "preproc_call") and not _is_include_guard(child, data):
+        if child.type not in ("comment", "preproc_call") and not is_include_guard(child, data):
             return child.start_byte
-        if _is_include_guard(child, data):
+        if is_include_guard(child, data):
             inner = [
                 c for c in child.children if c.type not in ("comment", "#ifndef", "identifier", "preproc_def", "#endif")
             ]
@@ -303,7 +303,7 @@ def include_point(parsed: ParsedFile) -> int:
     return 0
 
 
-def _is_include_guard(node: tree_sitter.Node, data: bytes) -> bool:
+def is_include_guard(node: tree_sitter.Node, data: bytes) -> bool:
     if node.type != "preproc_ifdef" or not data[node.start_byte : node.start_byte + 8].startswith(b"#ifndef"):
         return False
     name = node.child_by_field_name("name")

@@ -24,6 +24,7 @@ from porter.embedded import device_source
 from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, include_point, parse
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
+from porter.rules.branches import learned_rocm_markers
 from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants, stand_ins
 from porter.rules.embedded import hold_fixes
 from porter.rules.project import ProjectFacts, settle, settled_keys
@@ -340,16 +341,21 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
-    """The integer constants of the tree's headers: a warp width defined in one header is used in another file."""
-    headers = []
+    """The integer constants of the tree's headers (a warp width defined in one header is used in
+    another file), read with the project's own ROCm markers, which any of its sources may show."""
+    headers, sources = [], []
     for file in files:
+        if not file.kind.is_c_family:
+            continue
+        try:
+            with open(file.path, "rb") as handle:
+                data = handle.read(scan_limits.FULL_ANALYSIS_BYTES)
+        except OSError:
+            continue  # reported when the file itself is analysed
+        sources.append(data)
         if file.path.suffix.lower() in HEADER_SUFFIXES:
-            try:
-                with open(file.path, "rb") as handle:
-                    headers.append(handle.read(scan_limits.FULL_ANALYSIS_BYTES))
-            except OSError:
-                continue  # reported when the file itself is analysed
-    return header_constants(headers)
+            headers.append(data)
+    return header_constants(headers, learned_rocm_markers(sources))
 
 
 def _size(path: Path) -> int:

@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
-EXPECT = re.compile(rb"(?://|#|/\*)\s*expect:\s*([A-Za-z0-9_: ]+)")
+# `// expect: RULE …` at the default target; `// expect[gfx1100]: RULE …` when that target alone is scanned
+EXPECT = re.compile(rb"(?://|#|/\*)\s*expect(?:\[(\w+)\])?:\s*((?:[A-Z]+[0-9]+(?::\w+)?[ ]*)+)")
 CASE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h", ".hpp", ".cmake", ".py", ".txt"}
 
 
@@ -28,19 +29,25 @@ def _read(path: Path) -> bool:
     return kind_of(path) is FileKind.SETUP_PY or embeds_device_code(path.read_bytes())
 
 
-def expected_findings(path: Path, with_libclang: bool) -> list[tuple[int, str]]:
-    """(line, rule) pairs, sorted; `ID:libclang` entries only when libclang is available."""
+def expected_findings(path: Path, with_libclang: bool, target: str | None = None) -> list[tuple[int, str]]:
+    """(line, rule) pairs, sorted; `ID:libclang` entries only when libclang is available. With a
+    target, the pairs written for a scan at that target alone (`expect[gfx1100]:`)."""
     expected = []
     for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
-        match = EXPECT.search(line)
+        match = next((m for m in EXPECT.finditer(line) if m.group(1) == (target.encode() if target else None)), None)
         if not match:
             continue
-        for token in match.group(1).decode().split():
+        for token in match.group(2).decode().split():
             rule, _, engine = token.partition(":")
             if engine == "libclang" and not with_libclang:
                 continue
             expected.append((number, rule))
     return sorted(expected)
+
+
+def other_targets(path: Path) -> set[str]:
+    """The targets a case writes expectations for besides the default (`expect[gfx1100]:`)."""
+    return {m.group(1).decode() for m in EXPECT.finditer(path.read_bytes()) if m.group(1)}
 
 
 def directives(path: Path) -> set[str]:

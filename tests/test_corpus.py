@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
-from corpus_cases import CORPUS, corpus_files, expected_findings
+from corpus_cases import CORPUS, corpus_files, expected_findings, other_targets
+
+from porter.config import Config
+from porter.scan import scan
 
 CASES = corpus_files()
 
@@ -23,6 +26,22 @@ def test_case_findings(path, corpus_scan, libclang_available):
     unexpected = sorted(set(actual) - set(expected))
     assert (missing, unexpected) == ([], []), f"missing {missing}, unexpected {unexpected}"
     assert actual == expected
+
+
+AT_TARGET = [(path, target) for path in CASES for target in sorted(other_targets(path))]
+
+
+@pytest.mark.parametrize(
+    ("path", "target"), AT_TARGET, ids=[f"{p.relative_to(CORPUS).as_posix()}@{t}" for p, t in AT_TARGET]
+)
+def test_case_findings_at_another_target(path, target, libclang_available):
+    """`// expect[gfx1100]: RULE`: what a scan at that target alone reports (the case's folder is scanned,
+    so its headers and project constants are read as in the whole corpus's scan)."""
+    config = Config()
+    config.targets = (target,)
+    result = scan([path.parent], config, jobs=1)
+    actual = sorted((f.line, f.rule) for f in result.findings if f.file == path.name)
+    assert actual == expected_findings(path, libclang_available, target)
 
 
 def test_every_case_was_scanned(corpus_scan):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from porter.config import load_config
+from porter.scan import scan
 from porter.verify import emulate
 from porter.verify.run import verify
 
@@ -51,7 +52,7 @@ def test_ports_that_are_right_pass_at_both_widths(emulated):
 
 def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
     result, _ = emulated
-    planted = {c.name for c in result.cases if c.name.endswith("planted")} - {EMBEDDED_PLANTED}
+    planted = {c.name for c in result.cases if c.name.endswith("planted")} - {EMBEDDED_PLANTED, WAVE64_PLANTED}
     assert len(planted) == 5
     for name in planted:
         rows = verdicts(result, name)
@@ -61,6 +62,21 @@ def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
 
 FAULTS = {"divergent_barrier", "lane_table_overflow"}
 EMBEDDED_PLANTED = "embedded_row_sums_planted"
+WAVE64_PLANTED = "warp_sum_atomic_wave64_planted"
+
+
+def test_a_port_written_for_64_lanes_passes_on_cdna_and_fails_on_rdna(emulated):
+    """planted/warp_sum_wave64.cu, a HIP port that hard-codes 64 lanes (`written_for = 64`): right at
+    64, every block's sum wrong at 32; porter's scan at gfx1100 names both of its 64-lane lines."""
+    result, _ = emulated
+    rows = verdicts(result, WAVE64_PLANTED)
+    assert rows["gfx942"].status == "pass", rows["gfx942"]
+    assert rows["gfx1100"].status == "fail" and rows["gfx1100"].mismatches == 64, rows["gfx1100"]
+    assert not result.failed, [c for c in result.cases if c.name == WAVE64_PLANTED]
+    config = load_config(CORPUS / "emulate")
+    config.targets = ("gfx1100",)
+    found = scan([CORPUS / "emulate" / "planted" / "warp_sum_wave64.cu"], config, jobs=1)
+    assert sorted((f.line, f.rule) for f in found.findings) == [(11, "WRP015"), (12, "WRP015")]
 
 
 def test_a_kernel_in_a_python_string_runs_as_the_file_holds_it(emulated):

@@ -23,6 +23,7 @@ from porter.rules import (
     torch_extension,
     warp_size,
     warp_sync,
+    wave32,
 )
 from porter.rules.base import FileContext, Rule
 
@@ -31,6 +32,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     library,
     build,
     warp_size,
+    wave32,
     lane_mask,
     warp_sync,
     inline_asm,
@@ -74,7 +76,7 @@ def on_ported_platform(ctx: FileContext, findings: list) -> list:
     Code under a branch the project compiles only for NVIDIA (`#ifndef USE_ROCM`, a macro set to
     0 on the ROCm side) is not to be ported; code compiled only for ROCm is HIP already and keeps
     only the rules that audit HIP code (and the renames of CUDA spellings, see SPELLING_CATEGORIES),
-    and none where it targets wave32 devices only.
+    and where it targets wave32 devices only, only the rules that find 64-lane assumptions.
     """
     from porter.rules.branches import Side
 
@@ -89,6 +91,7 @@ def on_ported_platform(ctx: FileContext, findings: list) -> list:
             side in (Side.DEAD, Side.CUDA_ONLY, Side.ROCM_WAVE32)
             and rule is not None
             and rule.category != "scan-limits"
+            and not (side is Side.ROCM_WAVE32 and rule.breaks_wave32)
         ):
             continue
         if side is Side.ROCM and rule is not None and not (rule.audits_hip or rule.category in SPELLING_CATEGORIES):

@@ -49,6 +49,9 @@ class Rule:
     # the rule finds wave32 assumptions, which are bugs in HIP code too: it also runs over the
     # project's own ROCm branches and existing HIP ports, where CUDA-to-HIP rules stay silent
     audits_hip: bool = False
+    # the rule finds 64-lane assumptions (porter.rules.wave32): its findings stand in code compiled
+    # for RDNA alone, where every other rule's fall away
+    breaks_wave32: bool = False
 
     def explain(self) -> str:
         """The rule's documentation in Markdown, with ruff's fixed headings."""
@@ -201,6 +204,12 @@ class FileContext:
         from porter.targets import wave64_targets
 
         return [t.id for t in wave64_targets(self.config.targets)]
+
+    @property
+    def wave32_targets(self) -> list[str]:
+        from porter.targets import known
+
+        return [t.id for t in known(self.config.targets) if t.is_amd and not t.wave64]
 
     @cached_property
     def table_hits(self):

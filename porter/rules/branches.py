@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import tree_sitter
 
-from porter.parse import captures
+from porter.parse import captures, is_include_guard
 from porter.rules.device import enclosing, literal_value
 from porter.source import SourceFile
 
@@ -283,6 +283,8 @@ class Branches:
         if arm.type == "preproc_else":
             return True
         if arm.type in ("preproc_ifdef", "preproc_elifdef"):
+            if is_include_guard(arm, self.source.data):
+                return True  # `#ifndef X_H` / `#define X_H`: the header's body, compiled wherever it is included
             name = arm.child_by_field_name("name")
             if name is None:
                 return None
@@ -465,6 +467,68 @@ def _split(per_pass: dict[str, set[int | None]]) -> PassSplit | None:
         if device == {env.wave} and host_value != env.wave:
             return PassSplit(env.wave, host_value, "gfx" + env.gfx)
     return None
+
+
+# What only code compiled by HIP holds: its headers, and calls of its runtime (`hipMemcpy(`)
+_HIP_EVIDENCE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/|(?<![\w$])hip[A-Z]\w*[ \t]*\(')
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b[ \t]*(.*)$", re.M)
+_DEFINED_ONE = re.compile(rb"defined[ \t]*\(?[ \t]*(\w+)[ \t]*\)?")
+# names whose meaning is known: never learned as a project's ROCm marker
+_NOT_LEARNED = re.compile(
+    r"__cplusplus|__CUDA\w*|__NVCC__|__NVCOMPILER|__HIP\w*|USE_ROCM|_WIN32|_MSC_VER|__clang__|__GNUC__"
+)
+
+
+def learned_rocm_markers(sources: list[bytes]) -> set[str]:
+    """The project's own macros that mean "compiled by HIP", learned from its code, not its names:
+    a macro whose defined arm (`#ifdef X`, `#if defined(X)`, `#ifndef X … #else`) includes HIP's
+    headers or calls HIP's runtime (mmcv's `MMCV_WITH_HIP`, which its setup.py defines for ROCm
+    builds, guards `#include <hip/hip_runtime_api.h>`). Only the innermost conditional holding the
+    evidence is credited, so `#ifdef __cplusplus` around it learns nothing."""
+    learned: set[str] = set()
+    for data in sources:
+        if b"hip" not in data:
+            continue
+        evidence = [m.start() for m in _HIP_EVIDENCE.finditer(data)]
+        if evidence:
+            learned |= _markers_around(data, evidence)
+    return {name for name in learned if not _NOT_LEARNED.fullmatch(name)}
+
+
+def _markers_around(data: bytes, evidence: list[int]) -> set[str]:
+    found: set[str] = set()
+    frames: list[list] = []  # [macro or None, whether the current arm is the macro's defined one]
+    position = 0
+    for directive in _DIRECTIVE.finditer(data):
+        position = _credit(evidence, position, directive.start(), frames, found)
+        kind, rest = directive.group(1), directive.group(2).strip()
+        if kind in (b"ifdef", b"ifndef"):
+            name = re.match(rb"\w+", rest)
+            frames.append([name and name.group().decode(), kind == b"ifdef"])
+        elif kind == b"if":
+            single = _DEFINED_ONE.fullmatch(rest)
+            frames.append([single.group(1).decode() if single else None, True])
+        elif kind == b"elif" and frames:
+            frames[-1] = [None, False]
+        elif kind == b"else" and frames:
+            frames[-1][1] = not frames[-1][1]
+        elif kind == b"endif" and frames:
+            frames.pop()
+    _credit(evidence, position, len(data), frames, found)
+    return found
+
+
+def _credit(evidence: list[int], position: int, end: int, frames: list[list], found: set[str]) -> int:
+    """Credit the innermost conditional with the evidence between `position` and `end`; the next position."""
+    at = bisect.bisect_left(evidence, position)
+    if at < len(evidence) and evidence[at] < end and frames and frames[-1][0] and frames[-1][1]:
+        found.add(frames[-1][0])
+    return end
+
+
+def marker_conditions(markers: set[str]) -> dict[str, dict[str, int | bool | None]]:
+    """Learned markers as platform macros: undefined for CUDA, defined (1) wherever HIP compiles."""
+    return {name: {env.name: (1 if env.rocm else False) for env in ENVIRONMENTS} for name in markers}
 
 
 _PLATFORM_WORDS = (b"HIP", b"ROCM", b"ROCm", b"AMDGCN", b"AMDGPU", b"__gfx", b"__GFX", b"NVCC", b"NVCOMPILER")

@@ -393,11 +393,12 @@ def _header_definitions(data: bytes, pattern: re.Pattern[bytes], anchored) -> It
 _CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
 
 
-def header_constants(headers: list[bytes]) -> HeaderConstants:
+def header_constants(headers: list[bytes], rocm_markers: Iterable[str] = ()) -> HeaderConstants:
     """Integer constants the project's headers define, for the files that include them.
 
     Names defined with two different values (per-platform branches, per-file variants) are
     dropped: which one a file sees depends on what it includes and how it is compiled.
+    `rocm_markers` are the project's own macros for "compiled by HIP" (branches.learned_rocm_markers).
     """
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
@@ -408,7 +409,7 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
                 if pattern is _HEADER_DEFINE:
                     macros.setdefault(name, set()).add(text)
     constants = _settled(definitions, _one_value, {})  # constants defined from constants of other headers
-    conditions, splits = _header_conditions(headers, macros, constants)
+    conditions, splits = _header_conditions(headers, macros, constants, frozenset(rocm_markers))
     return HeaderConstants.of(
         constants, specifier_macros(macros), _project_attribute_macros(macros), conditions, splits
     )
@@ -418,7 +419,9 @@ def header_constants(headers: list[bytes]) -> HeaderConstants:
 _DIRECTIVE_LINE = re.compile(rb"#[ \t]*(?:if|elif|define)[^\n]*")
 
 
-def _header_conditions(headers: list[bytes], macros: dict[str, set[str]], constants: dict[str, int]):
+def _header_conditions(
+    headers: list[bytes], macros: dict[str, set[str]], constants: dict[str, int], markers: frozenset[str]
+):
     """The headers' platform and condition macros (branches.ProjectConditions), and the warp widths
     they define apart for ROCm's device and host passes (branches.pass_splits). Only the headers
     that name a platform are parsed for them: few, in a CUDA project."""
@@ -427,18 +430,20 @@ def _header_conditions(headers: list[bytes], macros: dict[str, set[str]], consta
         CONDITION_BODY,
         Branches,
         ProjectConditions,
+        marker_conditions,
         mentions_device_pass,
         mentions_platform,
     )
 
-    parsed = [
-        directives(SourceFile(path=Path("header"), rel="header", data=data, kind=FileKind.HEADER))
-        for data in headers
-        if mentions_platform(b"\n".join(_DIRECTIVE_LINE.findall(data)))
-    ]
-    platform: dict[str, dict] = {}
+    learned = ProjectConditions(marker_conditions(set(markers)))
+    parsed = []
+    for data in headers:
+        lines = b"\n".join(_DIRECTIVE_LINE.findall(data))
+        if mentions_platform(lines) or learned.mentioned_in(lines):
+            parsed.append(directives(SourceFile(path=Path("header"), rel="header", data=data, kind=FileKind.HEADER)))
+    platform: dict[str, dict] = dict(learned.macros)
     for header in parsed:  # each alone first: a header's macros are seen by the others
-        for name, values in Branches(header.source, header.root).platform_macros().items():
+        for name, values in Branches(header.source, header.root, learned).platform_macros().items():
             platform[name] = values if platform.get(name, values) == values else None
     bodies = {
         name: next(iter(texts))

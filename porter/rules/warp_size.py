@@ -326,7 +326,7 @@ _WARP_CONSTANT_VALUES = {
 }
 
 
-def _warp_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
+def warp_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
     """The value of a literal or of a named constant's expression (`WS`, `32 / 2`, `(WS - 1)`).
 
     A named constant counts by its value wherever it is used; whether its definition or the use
@@ -408,16 +408,16 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
     facts = ctx.device
     # `+`, `*`, `&&`, ...: no lane, warp or last-lane arithmetic
     for node, left, operator, right in facts.binaries(_WARP_OPERATORS, ordered=False):  # each judged alone
-        value = _warp_value(ctx, right)
+        value = warp_value(ctx, right)
         if value is None and operator == "/" and _float_literal(ctx, right) == 32.0:
             value = 32  # blockDim.x / 32.f: a warp count in floating point
-        if _is_last_lane_test(operator, value) and _lane_valued(ctx, left) and facts.is_device_code(node):
+        if _is_last_lane_test(operator, value) and lane_valued(ctx, left) and facts.is_device_code(node):
             # `lane == 31`, `(lane + d) > 31`, `lane < 32`: the edge of a 32-lane warp (a scan's
             # total, a leader at the end, a neighbour past the end)
             replacement = f"({portable.WARP_SIZE} - 1)" if value == 31 else portable.WARP_SIZE
             yield LANE_ARITHMETIC.finding(
                 ctx, right.start_byte, right.end_byte,
-                f"`{_short(ctx, left)} {operator} {_short(ctx, right)}` tests the edge of a 32-lane warp; on wave64 the last lane is 63",
+                f"`{short_text(ctx, left)} {operator} {short_text(ctx, right)}` tests the edge of a 32-lane warp; on wave64 the last lane is 63",
                 edits=_literal_edit(ctx, right, replacement),
             )  # fmt: skip
             continue
@@ -429,15 +429,15 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 ctx,
                 right.start_byte,
                 right.end_byte,
-                f"`{operator} {ctx.source.text(right.start_byte, right.end_byte)}` on `{_short(ctx, left)}` assumes 32-lane warps",
+                f"`{operator} {ctx.source.text(right.start_byte, right.end_byte)}` on `{short_text(ctx, left)}` assumes 32-lane warps",
                 edits=_literal_edit(ctx, right, _replacement(ctx, right, operator, value)),
             )
-        elif not on_device and operator in ("/", ">>") and (_is_thread_count(ctx, left) or _counts_threads(ctx, node)):
+        elif not on_device and operator in ("/", ">>") and (is_thread_count(ctx, left) or _counts_threads(ctx, node)):
             yield HOST_WARPS_PER_BLOCK.finding(
                 ctx,
                 right.start_byte,
                 right.end_byte,
-                f"`{_short(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
+                f"`{short_text(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
                 edits=_rounding_edits(ctx, node, left, right, _host_warp_size(ctx, node)) if operator == "/" else (),
             )
 
@@ -484,12 +484,12 @@ def _is_last_lane_test(operator: str, value: int | None) -> bool:
     return (operator in ("==", "!=", ">", "<=") and value == 31) or (operator in ("<", ">=") and value == 32)
 
 
-def _lane_valued(ctx: FileContext, node: tree_sitter.Node) -> bool:
+def lane_valued(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """A lane id, or a lane id plus or minus an offset (`(lane + d) > 31`: a neighbour past the last lane)."""
     node = unparenthesized(node)
     if node.type == "binary_expression":
         parts = binary_parts(node, ctx.source)
-        return parts is not None and parts[1] in ("+", "-") and _lane_valued(ctx, parts[0])
+        return parts is not None and parts[1] in ("+", "-") and lane_valued(ctx, parts[0])
     return _is_lane(ctx, node)
 
 
@@ -498,7 +498,7 @@ def _is_lane(ctx: FileContext, node: tree_sitter.Node) -> bool:
     return VarClass.LANE in ctx.device.expression_classes(node)
 
 
-def _short(ctx: FileContext, node: tree_sitter.Node) -> str:
+def short_text(ctx: FileContext, node: tree_sitter.Node) -> str:
     text = re.sub(r"\s+", " ", ctx.source.text(node.start_byte, node.end_byte))
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -512,7 +512,7 @@ _WARP_LEVEL_NEEDLES = (b"__shfl", b"__ballot", b"__any", b"__all", b"__activemas
 _WARP_LEVEL_REST = (b"__reduce_", b"arp")  # what each of its other matches holds
 
 
-def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
+def warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """Does the code treat 32 threads as a warp: warp-level operations, or a result named lane or warp?
 
     Without either, `threadIdx.x / 32` is only a 2-D mapping of a block (rows of 32), which
@@ -531,11 +531,11 @@ def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
 
 
 def _is_lane_arithmetic(ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str) -> bool:
-    if not _warp_intent(ctx, node):
+    if not warp_intent(ctx, node):
         return False
     classes = ctx.device.expression_classes(left)
     text = ctx.source.text(left.start_byte, left.end_byte)
-    if operator in ("/", ">>") and (re.search(r"\bblockDim\s*\.\s*x\b", text) or _is_thread_count(ctx, left)):
+    if operator in ("/", ">>") and (re.search(r"\bblockDim\s*\.\s*x\b", text) or is_thread_count(ctx, left)):
         return True  # warps per block
     if not classes & {VarClass.THREAD, VarClass.GLOBAL, VarClass.LANE, VarClass.WARP}:
         return False
@@ -587,7 +587,7 @@ def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:
     return bool(THREAD_COUNT_NAME.search(name) or re.search(r"(?i)warps", name))
 
 
-def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
+def is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """A count of threads: named as one, or a value a launch in the file takes its block size from."""
     text = ctx.source.text(node.start_byte, node.end_byte)
     if "sizeof" in text:
@@ -640,7 +640,7 @@ def _host_uses(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
                 continue  # `threadIdx.x / WS` in a member initialiser: device code outside a device function
             yield HOST_WARPS_PER_BLOCK.finding(
                 ctx, node.start_byte, node.end_byte,
-                f"`{_short(ctx, parent)}`: the host sizes with the 32 the kernel uses as its warp width",
+                f"`{short_text(ctx, parent)}`: the host sizes with the 32 the kernel uses as its warp width",
                 edits=_literal_edit(ctx, node, _host_warp_size(ctx, node)), fix=FixKind.AUTO,
             )  # fmt: skip
 
@@ -666,7 +666,7 @@ def _guards(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
             ctx,
             node.start_byte,
             node.end_byte,
-            f"`{_short(ctx, node)}`: the code this guards was written for 32-lane warps",
+            f"`{short_text(ctx, node)}`: the code this guards was written for 32-lane warps",
         )
         if _is_warp_size(ctx, left, warp_names):
             yield guard
@@ -711,7 +711,7 @@ def _shuffles(ctx: FileContext) -> Iterable[Finding]:
                 call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte
             )
             lane, width = shuffle_operands(name, call)
-            if _warp_value(ctx, width) == 32:
+            if warp_value(ctx, width) == 32:
                 yield SHUFFLE_WIDTH.finding(
                     ctx, width.start_byte, width.end_byte, f"`{name}` with width 32 splits a 64-lane wavefront in two",
                     edits=_literal_edit(ctx, width, portable.WARP_SIZE),
@@ -738,7 +738,7 @@ def _shuffles(ctx: FileContext) -> Iterable[Finding]:
                 )  # fmt: skip
 
 
-def _for_parts(ctx: FileContext, loop: tree_sitter.Node):
+def for_parts(ctx: FileContext, loop: tree_sitter.Node):
     """(counter name, initial value node, condition node, body) of a simple counted loop."""
     initializer = loop.child_by_field_name("initializer")
     condition = loop.child_by_field_name("condition")
@@ -762,7 +762,7 @@ def _for_parts(ctx: FileContext, loop: tree_sitter.Node):
 
 def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
     for loop in captures("(for_statement) @f", ctx.parsed.root).get("f", []):
-        parts = _for_parts(ctx, loop)
+        parts = for_parts(ctx, loop)
         if parts is None or not ctx.device.is_device_code(loop):
             continue
         counter, start, condition, body = parts
@@ -778,16 +778,16 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
                 edits=_literal_edit(ctx, stride, portable.WARP_SIZE),
             )  # fmt: skip
             continue
-        start_value = _warp_value(ctx, start)
-        if start_value == 16 and _shuffle_uses(ctx, loop, counter):
+        start_value = warp_value(ctx, start)
+        if start_value == 16 and shuffle_uses(ctx, loop, counter):
             yield SHUFFLE_OFFSET.finding(
                 ctx, start.start_byte, start.end_byte,
                 f"shuffle ladder starts at `{counter} = 16`: on wave64 it reduces each half-wavefront separately",
                 edits=_literal_edit(ctx, start, f"({portable.WARP_SIZE} / 2)"),
             )  # fmt: skip
             continue
-        bound = _upper_bound(ctx, condition, counter)
-        limit = _warp_value(ctx, bound) if bound is not None else None
+        bound = upper_bound(ctx, condition, counter)
+        limit = warp_value(ctx, bound) if bound is not None else None
         inclusive = (
             condition.child_by_field_name("operator") is not None
             and ctx.source.text(
@@ -799,7 +799,7 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
         ladder_top = inclusive and limit == 16 and start_value == 1
         if limit != 32 and not ladder_top:
             continue
-        if _shuffle_uses(ctx, loop, counter) or _compares_with_lane(ctx, body, counter):
+        if shuffle_uses(ctx, loop, counter) or _compares_with_lane(ctx, body, counter):
             rule = SHUFFLE_OFFSET if start_value == 1 else LANE_LOOP
             replacement = f"({portable.WARP_SIZE} / 2)" if ladder_top else portable.WARP_SIZE
             yield rule.finding(
@@ -813,7 +813,7 @@ def half_wave_guard(ctx: FileContext, node: tree_sitter.Node) -> tree_sitter.Nod
     """The `32` of an `if (tid < 32)` whose consequence holds the node, `tid` built on threadIdx
     (not a lane id): threads 0-31, the first half of a 64-lane wavefront."""
     for left, operator, right in _guarding_comparisons(ctx, node, ("if_statement",)):
-        if (operator, _warp_value(ctx, right)) not in (("<", 32), ("<=", 31)):
+        if (operator, warp_value(ctx, right)) not in (("<", 32), ("<=", 31)):
             continue
         classes = ctx.device.expression_classes(left)
         if VarClass.THREAD in classes and not classes & {VarClass.LANE, VarClass.WARP}:
@@ -826,7 +826,7 @@ _WIDTH_GENERIC_START = re.compile(r"warp|wave", re.I)
 
 
 def _wide_ladder_under_guard(ctx: FileContext, loop, counter: str, start, guard) -> Iterable[Finding]:
-    if not _shuffle_uses(ctx, loop, counter):
+    if not shuffle_uses(ctx, loop, counter):
         return
     start_text = ctx.source.text(start.start_byte, start.end_byte)
     if ctx.value_of(start) is not None or not _WIDTH_GENERIC_START.search(start_text):
@@ -847,12 +847,21 @@ def _lane_stride(ctx: FileContext, loop, counter: str, start) -> tree_sitter.Nod
     operator = update.child_by_field_name("operator")
     if left is None or right is None or operator is None or ctx.source.text(left.start_byte, left.end_byte) != counter:
         return None
-    if ctx.source.text(operator.start_byte, operator.end_byte) != "+=" or _warp_value(ctx, right) != 32:
+    if ctx.source.text(operator.start_byte, operator.end_byte) != "+=" or warp_value(ctx, right) != 32:
         return None
-    return right if VarClass.LANE in ctx.device.expression_classes(start) else None
+    return right if starts_at_lane(ctx, start) else None
 
 
-def _upper_bound(ctx: FileContext, condition: tree_sitter.Node, counter: str) -> tree_sitter.Node | None:
+def starts_at_lane(ctx: FileContext, start: tree_sitter.Node) -> bool:
+    """A lane id by dataflow, or a base plus one (`row_start + lane`): each lane's first element."""
+    start = unparenthesized(start)
+    if VarClass.LANE in ctx.device.expression_classes(start):
+        return True
+    parts = binary_parts(start, ctx.source) if start.type == "binary_expression" else None
+    return parts is not None and parts[1] == "+" and any(starts_at_lane(ctx, side) for side in (parts[0], parts[2]))
+
+
+def upper_bound(ctx: FileContext, condition: tree_sitter.Node, counter: str) -> tree_sitter.Node | None:
     parts = binary_parts(condition, ctx.source) if condition.type == "binary_expression" else None
     if parts is None:
         return None
@@ -866,8 +875,26 @@ def _upper_bound(ctx: FileContext, condition: tree_sitter.Node, counter: str) ->
 _SHUFFLE_LIKE = re.compile(r"(?i)shfl|shuffle")
 
 
-def _shuffle_uses(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
+def shuffle_uses(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
     """Does a shuffle in the loop take the counter as its lane or offset?"""
+    return any(_shuffle_uses_in(ctx, part, counter) for part in loop_parts(loop))
+
+
+def loop_parts(loop: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The loop, and the conditional that holds its body when the platforms' bodies differ:
+    `for (…)` / `#ifdef USE_ROCM` / `v += __shfl_down(v, o);` / `#else` / … parses as a loop with
+    an empty body followed by the conditional."""
+    body = loop.child_by_field_name("body")
+    after = loop.next_sibling
+    if body is not None and body.start_byte == body.end_byte and after is not None and after.type in _CONDITIONALS:
+        return [loop, after]
+    return [loop]
+
+
+_CONDITIONALS = ("preproc_ifdef", "preproc_if")
+
+
+def _shuffle_uses_in(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
     if not _SHUFFLE_LIKE.search(ctx.source.text(loop.start_byte, loop.end_byte)):
         return False  # no shuffle's name in the loop's text: no call to look at
     mentions_counter = re.compile(rf"\b{re.escape(counter)}\b")
@@ -929,7 +956,7 @@ def _shared_arrays(ctx: FileContext) -> Iterable[Finding]:
                     f"`{constant}` counts 32-thread warps, and a read up to it takes slots no wavefront wrote",
                     edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
                 )  # fmt: skip
-            elif _warp_value(ctx, size) == 32 and _indexed_by_lane(ctx, declaration, name):
+            elif warp_value(ctx, size) == 32 and _indexed_by_lane(ctx, declaration, name):
                 yield PER_WARP_SHARED.finding(
                     ctx, size.start_byte, size.end_byte, f"`{name}[32]` is indexed by lane id: lanes 32-63 of a wavefront index past its end",
                     edits=_literal_edit(ctx, size, portable.WARP_SIZE),
@@ -944,7 +971,7 @@ def _per_warp_divisor(ctx: FileContext, size: tree_sitter.Node) -> tree_sitter.N
         if node.type != "binary_expression":
             continue
         parts = binary_parts(node, ctx.source)
-        if parts and (parts[1], _warp_value(ctx, parts[2])) in (("/", 32), (">>", 5)):
+        if parts and (parts[1], warp_value(ctx, parts[2])) in (("/", 32), (">>", 5)):
             return parts[2]
     return None
 

@@ -105,6 +105,8 @@ class Case(Compared):
     flush_l2: bool = False
     port: str | None = None  # a hand-written port to verify instead of porter's conversion
     expect: str = "pass"  # "fail" for planted bugs: verify must catch them
+    # the warp width a planted port is written for: it must fail at the other width, and may pass at its own
+    written_for: int = 32
     # for a Python source (and port): the name its kernel's string is given to (`_kernel = r"""…`);
     # without it, every string of the file that holds device code
     string: str | None = None
@@ -299,8 +301,15 @@ def _case(table: dict, where: str) -> Case:
         flush_l2=bool(table.get("flush_l2", False)),
         port=None if table.get("port") is None else _path(table["port"], f"{where} port"),
         expect=_expect(table.get("expect", "pass"), where),
+        written_for=_written_for(table.get("written_for", 32), where),
         string=_string(table, where),
     )
+
+
+def _written_for(value, where: str) -> int:
+    if value not in (32, 64) or isinstance(value, bool):
+        raise ConfigError(f"{where}: written_for is the warp width a planted port assumes, 32 or 64, got {value!r}")
+    return value
 
 
 def _string(table: dict, where: str) -> str | None:

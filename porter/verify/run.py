@@ -77,8 +77,8 @@ class VerifyResult:
     @property
     def failed(self) -> bool:
         """A build that failed, an emulated run that hung or stopped where a pass was expected, or a verdict
-        other than the expected one (a case with no expectation, such as a planted wave64 bug at 32 lanes, counts
-        only its build)."""
+        other than the expected one (a case with no expectation, such as a planted port at the width it was
+        written for, counts only its build)."""
         return any(c.status == "build-failed" or not _as_expected(c) for c in self.cases)
 
 
@@ -321,8 +321,9 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
     on_mfma = _uses_wmma_header(port_tree / (case.port or case.source))
     for target_id in targets:
         width = target(target_id).wavefront
-        # a planted wave64 bug must fail at 64 lanes; at 32 it may pass, so no verdict is expected there
-        expected = case.expect if width == 64 or case.expect != "fail" else None
+        # a planted port fails away from the width it was written for (a wave32 bug at 64 lanes, a
+        # wave64 bug at 32); at its own width it may pass, so no verdict is expected there
+        expected = case.expect if width != case.written_for or case.expect != "fail" else None
         reason = lacking or (_no_matrix_cores(target_id) if on_mfma else None)
         rows.append(CaseResult(case.name, Variant.EMU_PORT, target_id, "not-run", reason, expected=expected))
     if lacking:

@@ -1,0 +1,324 @@
+"""Wave32 (category `warp-size`): code that assumes 64 lanes, on 32-wide RDNA wavefronts.
+
+The other direction of porter.rules.warp_size. HIP code written on CDNA (gfx90a, gfx942) hard-codes
+its 64 lanes: `lane = threadIdx.x & 63`, a butterfly from `__shfl_xor(v, 32)`, `#define WARP_SIZE 64`.
+On RDNA (gfx10, gfx11, gfx12: Radeon and the APUs) a wavefront has 32 lanes, and such code compiles
+and gives wrong answers: a shuffle from lane 32 and up reads the caller's own value, so the first
+step of a 64-lane reduction doubles every partial sum. These findings appear only when a wave32
+target is asked for (`--target gfx1100`), and only where the project's branches compile the code
+for one (`#if __AMDGCN_WAVEFRONT_SIZE == 64` and `#ifdef __GFX9__` keep RDNA out).
+
+As in warp_size, a 64 is flagged only where dataflow ties it to a lane, a warp id or a shuffle: a
+64-bit bitset index or a 64-wide tile stays silent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import tree_sitter
+
+from porter.findings import Edit, Finding, FixKind, Severity
+from porter.parse import captures
+from porter.rules import portable
+from porter.rules.base import FileContext, Rule
+from porter.rules.branches import CUDA, RDNA
+from porter.rules.consteval import evaluate
+from porter.rules.device import IDENT, VarClass, binary_parts, shuffle_operands
+from porter.rules.warp_size import (
+    for_parts,
+    is_thread_count,
+    lane_valued,
+    short_text,
+    shuffle_uses,
+    starts_at_lane,
+    upper_bound,
+    warp_intent,
+    warp_value,
+)
+from porter.source import FileKind
+
+ASSUMES_64_LANES = Rule(
+    id="WRP015",
+    name="assumes-64-lanes",
+    category="warp-size",
+    audits_hip=True,
+    breaks_wave32=True,
+    severity=Severity.ERROR,
+    fix=FixKind.SUGGESTED,
+    summary="Lane, warp or shuffle arithmetic hard-coded for 64 lanes, on wave32 RDNA targets",
+    what=(
+        "When a wave32 target is asked for (gfx10xx, gfx11xx, gfx12xx), finds `& 63`, `% 64`, `/ 64` and `>> 6` "
+        "applied to thread indices in warp-level code, tests of lane 63 as the last lane, shuffles whose offset or "
+        "XOR mask is 32 or more (`__shfl_xor(v, 32)`, a ladder from `offset = 32`), shuffle widths of 64, and lane "
+        "loops bounded by 64 or striding from a lane id by 64; 64 counts through named constants "
+        "(`#define WARP_SIZE 64`) by their value."
+    ),
+    why="""
+    RDNA GPUs (Radeon RX 6000-9000, Radeon PRO, Ryzen AI APUs) run 32 threads per wavefront.
+    HIP code written for CDNA's 64 lanes computes lane ids up to 63 that do not exist, warp ids
+    half as many as the wavefronts, and shuffles that reach past the last lane: `__shfl_xor(v, 32)`
+    and `__shfl_down(v, 32)` return the caller's own value there, so `v += __shfl_xor(v, 32)`
+    doubles every value instead of adding the other half. It compiles, runs, and gives wrong answers.
+    """,
+    example="int lane = threadIdx.x & 63;\nfor (int offset = 32; offset > 0; offset >>= 1)\n  v += __shfl_down(v, offset);",
+    use_instead=(
+        "`warpSize` (or the compat header's per-architecture `PORTER_WARP_SIZE`): `lane = threadIdx.x % warpSize`, "
+        "`for (int offset = warpSize / 2; ...)`. The suggested edits write `PORTER_WARP_SIZE`, 64 on CDNA and 32 on "
+        "RDNA; they are suggested, not automatic, because code NVIDIA also compiles may mean 64 threads, not lanes."
+    ),
+    references=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#warp-cross-lane-functions",
+    ),
+)
+
+RULES = (ASSUMES_64_LANES,)
+
+# `& 63`, `% 64`, `/ 64`, `>> 6` and the PORTER_WARP_SIZE spelling that means the same on CDNA
+_ARITHMETIC = {
+    ("&", 63): f"({portable.WARP_SIZE} - 1)",
+    ("%", 64): portable.WARP_SIZE,
+    ("/", 64): portable.WARP_SIZE,
+    (">>", 6): portable.LOG2_WARP_SIZE,
+}
+_OFFSET_CALLS = ("__shfl_xor", "__shfl_down", "__shfl_up")
+
+
+def check(ctx: FileContext) -> Iterable[Finding]:
+    if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave32_targets:
+        return  # only a scan for RDNA asks; a width may come from a header, so no prefilter on the file's text
+    found = [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx)]
+    yield from (f for f in found if _compiled_for_rdna(ctx, f) and _written_for_rocm(ctx, f))
+
+
+def _compiled_for_rdna(ctx: FileContext, finding: Finding) -> bool:
+    """Not under a branch that keeps RDNA out (`#ifdef __GFX9__`, a wavefront-size test)."""
+    if not ctx.branches.regions:
+        return True
+    return ctx.branches.live_at(finding.span.start_byte).get(RDNA.name) is not False
+
+
+def _written_for_rocm(ctx: FileContext, finding: Finding) -> bool:
+    """A 64 assumes 64 lanes only in code written for ROCm: a HIP file, a branch NVIDIA does not
+    compile, or a width the project sets to 64 on its ROCm side alone (`#ifdef USE_ROCM` /
+    `#define WARP_SIZE 64`). In code NVIDIA compiles too, a 64 is threads, a tile or bits."""
+    if _hip_file(ctx):
+        return True
+    if ctx.branches.regions and ctx.branches.live_at(finding.span.start_byte).get(CUDA.name) is False:
+        return True
+    split = ctx.once("rdna macro values", lambda: _rdna_macro_values(ctx))
+    site = ctx.source.text(finding.span.start_byte, finding.span.end_byte)
+    return any(name in split for name in IDENT.findall(site))
+
+
+def _hip_file(ctx: FileContext) -> bool:
+    """A .hip file, or one that includes HIP's runtime and nothing of CUDA's."""
+    if ctx.source.kind is FileKind.HIP:
+        return True
+    data = ctx.source.data
+    return _HIP_INCLUDE.search(data) is not None and _CUDA_INCLUDE.search(data) is None
+
+
+_HIP_INCLUDE = re.compile(rb"#\s*include\s*[<\"]hip/")
+_CUDA_INCLUDE = re.compile(rb"#\s*include\s*[<\"](?:cuda|cub/|thrust/|cooperative_groups|mma\.h|crt/)")
+
+
+def rdna_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
+    """The value of a literal or constant expression as an RDNA device pass reads it: a macro the
+    project defines per platform (`#ifdef __HIP_PLATFORM_AMD__` / `#define WARP_SIZE 64`, a 32
+    under `#else`) takes its ROCm-on-RDNA value, where elsewhere it is unknown."""
+    if node is None:
+        return None
+    split = ctx.once("rdna macro values", lambda: _rdna_macro_values(ctx))
+    if split:
+        text = ctx.source.text(node.start_byte, node.end_byte)
+        if "sizeof" not in text and any(name in split for name in IDENT.findall(text)):
+            return evaluate(text, {**ctx.shared_constants, **split})
+    return warp_value(ctx, node)
+
+
+def _rdna_macro_values(ctx: FileContext) -> dict[str, int]:
+    values = {}
+    for name, per_environment in ctx.branches.platform_macros().items():
+        value = per_environment.get(RDNA.name)
+        if type(value) is int:  # False: not defined there; None: unknown; True: defined, no value
+            values[name] = value
+    return values
+
+
+def _named(ctx: FileContext, node: tree_sitter.Node, value: int) -> str:
+    """` (WARP_SIZE / 2 is 32 on RDNA)` where the value comes through a name, else nothing."""
+    if node.type == "number_literal":
+        return ""
+    return f" (`{short_text(ctx, node)}` is {value} on RDNA)"
+
+
+def _literal_edits(ctx: FileContext, node: tree_sitter.Node, replacement: str) -> tuple[Edit, ...]:
+    """A literal's edit; a named constant (`WARP_SIZE`) is fixed where it is defined, not here."""
+    if node.type != "number_literal":
+        return ()
+    return (Edit(node.start_byte, node.end_byte, replacement.encode()),)
+
+
+def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
+    facts = ctx.device
+    for node, left, operator, right in facts.binaries(_OPERATORS, ordered=False):
+        value = rdna_value(ctx, right)
+        if value is None or not facts.is_device_code(node):
+            continue
+        if _is_last_lane_test(operator, value) and lane_valued(ctx, left):
+            replacement = f"({portable.WARP_SIZE} - 1)" if value == 63 else portable.WARP_SIZE
+            yield ASSUMES_64_LANES.finding(
+                ctx, right.start_byte, right.end_byte,
+                f"`{short_text(ctx, left)} {operator} {short_text(ctx, right)}`{_named(ctx, right, value)} tests the edge of a 64-lane wavefront; on wave32 the last lane is 31",
+                edits=_literal_edits(ctx, right, replacement),
+            )  # fmt: skip
+        elif (operator, value) in _ARITHMETIC and _is_lane_arithmetic(ctx, node, left, operator):
+            yield ASSUMES_64_LANES.finding(
+                ctx, right.start_byte, right.end_byte,
+                f"`{operator} {short_text(ctx, right)}`{_named(ctx, right, value)} on `{short_text(ctx, left)}` assumes 64-lane wavefronts; RDNA's have 32",
+                edits=_literal_edits(ctx, right, _ARITHMETIC[operator, value]),
+            )  # fmt: skip
+
+
+_OPERATORS = frozenset({"&", "%", "/", ">>", "==", "!=", ">", "<=", "<", ">="})
+
+
+def _is_last_lane_test(operator: str, value: int) -> bool:
+    return (operator in ("==", "!=", ">", "<=") and value == 63) or (operator in ("<", ">=") and value == 64)
+
+
+def _is_lane_arithmetic(ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str) -> bool:
+    if not warp_intent(ctx, node):
+        return False
+    text = ctx.source.text(left.start_byte, left.end_byte)
+    if operator in ("/", ">>") and (re.search(r"\bblockDim\s*\.\s*x\b", text) or is_thread_count(ctx, left)):
+        return True  # wavefronts per block
+    classes = ctx.device.expression_classes(left)
+    if not classes & {VarClass.THREAD, VarClass.GLOBAL, VarClass.LANE, VarClass.WARP}:
+        return False
+    return not (
+        VarClass.GLOBAL in classes and not classes & {VarClass.LANE, VarClass.WARP} and _is_bitset_math(ctx, node)
+    )
+
+
+def _is_bitset_math(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """`words[i >> 6] & (1ull << (i & 63))`: a 64-bit bitset indexed by a global id, not a lane."""
+    statement = node
+    while statement.parent is not None and statement.type not in ("expression_statement", "declaration"):
+        statement = statement.parent
+    text = re.sub(r"\s+", "", ctx.source.text(statement.start_byte, statement.end_byte))
+    return bool(re.search(r"<<\(?\w+(&63|%64)", text) or re.search(r"\[\w+(>>6|/64)\]", text))
+
+
+def _shuffles(ctx: FileContext) -> Iterable[Finding]:
+    for calls in ctx.device.shuffles_by_function.values():
+        for call in calls:
+            function = call.child_by_field_name("function")
+            name = ctx.source.text(function.start_byte, function.end_byte)
+            lane, width = shuffle_operands(name, call)
+            if width is not None and rdna_value(ctx, width) == 64:
+                yield ASSUMES_64_LANES.finding(
+                    ctx, width.start_byte, width.end_byte,
+                    f"`{name}` with width 64{_named(ctx, width, 64)} spans two 32-lane wavefronts on RDNA",
+                    edits=_literal_edits(ctx, width, portable.WARP_SIZE),
+                )  # fmt: skip
+            value = rdna_value(ctx, lane) if lane is not None else None
+            if value is None:
+                continue
+            if value == 32 and name.startswith(_OFFSET_CALLS):
+                # an unrolled butterfly (32, 16, 8, …): on 32 lanes this step must go, not shrink to 16,
+                # which would add each pair twice; no edit expresses that, so a person decides
+                yield ASSUMES_64_LANES.finding(
+                    ctx, lane.start_byte, lane.end_byte,
+                    f"`{name}` by 32{_named(ctx, lane, 32)} reaches past a 32-lane wavefront: on RDNA each lane reads "
+                    "its own value back; take this step only where `warpSize` is 64",
+                    fix=FixKind.MANUAL,
+                )  # fmt: skip
+            elif value == 63 and name.startswith("__shfl") and not name.startswith(_OFFSET_CALLS):
+                yield ASSUMES_64_LANES.finding(
+                    ctx, lane.start_byte, lane.end_byte, "lane 63 is the last lane of a 64-wide wavefront; RDNA's last is 31",
+                    edits=_literal_edits(ctx, lane, f"({portable.WARP_SIZE} - 1)"),
+                )  # fmt: skip
+
+
+def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
+    for loop in captures("(for_statement) @f", ctx.parsed.root).get("f", []):
+        parts = for_parts(ctx, loop)
+        if parts is None or not ctx.device.is_device_code(loop):
+            continue
+        counter, start, condition, _ = parts
+        stride = _lane_stride(ctx, loop, counter, start)
+        if stride is not None:
+            yield ASSUMES_64_LANES.finding(
+                ctx, stride.start_byte, stride.end_byte,
+                f"`{counter}` starts at a lane id and steps by 64{_named(ctx, stride, 64)}: on RDNA's 32 lanes, elements 32-63 of every step are skipped",
+                edits=_literal_edits(ctx, stride, portable.WARP_SIZE),
+            )  # fmt: skip
+            continue
+        if not shuffle_uses(ctx, loop, counter):
+            continue
+        if rdna_value(ctx, start) == 32:
+            yield ASSUMES_64_LANES.finding(
+                ctx, start.start_byte, start.end_byte,
+                f"shuffle ladder starts at `{counter} = 32`{_named(ctx, start, 32)}: on RDNA's 32 lanes its first step reads each lane's own value",
+                edits=_literal_edits(ctx, start, f"({portable.WARP_SIZE} / 2)"),
+            )  # fmt: skip
+            continue
+        bound = upper_bound(ctx, condition, counter)
+        if bound is not None and rdna_value(ctx, bound) == 64:
+            yield ASSUMES_64_LANES.finding(
+                ctx, bound.start_byte, bound.end_byte,
+                f"loop over lanes runs to 64{_named(ctx, bound, 64)}: on RDNA lanes 32-63 do not exist",
+                edits=_literal_edits(ctx, bound, portable.WARP_SIZE),
+            )  # fmt: skip
+
+
+def _lane_stride(ctx: FileContext, loop, counter: str, start) -> tree_sitter.Node | None:
+    """The `64` of `for (c = lane; ...; c += 64)`, where the start is a lane id by dataflow."""
+    update = loop.child_by_field_name("update")
+    if update is None or update.type != "assignment_expression":
+        return None
+    parts = (update.child_by_field_name(f) for f in ("left", "operator", "right"))
+    left, operator, right = parts
+    if left is None or operator is None or right is None:
+        return None
+    if (
+        ctx.source.text(left.start_byte, left.end_byte) != counter
+        or ctx.source.text(operator.start_byte, operator.end_byte) != "+="
+    ):
+        return None
+    if rdna_value(ctx, right) != 64:
+        return None
+    return right if _is_lane_id(ctx, start) else None
+
+
+def _is_lane_id(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """A lane id: classed as one (named so, `% warpSize`), a base plus one, or a thread index taken
+    `& 63` / `% 64`."""
+    if starts_at_lane(ctx, node) or _takes_lane_of_64(ctx, node):
+        return True
+    function = ctx.device.function_of(node).node
+    if function is None:
+        return False
+    # a name in it initialised so (`const int lane_id = index % WARP_SIZE;`, 64 on ROCm)
+    names = {ctx.source.text(n.start_byte, n.end_byte) for n in captures("(identifier) @n", node).get("n", [])}
+    if node.type == "identifier":
+        names.add(ctx.source.text(node.start_byte, node.end_byte))
+    for declarator in captures("(init_declarator) @d", function).get("d", []):
+        name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+        if name is not None and value is not None and ctx.source.text(name.start_byte, name.end_byte) in names:
+            if _takes_lane_of_64(ctx, value):
+                return True
+    return False
+
+
+def _takes_lane_of_64(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """`x & 63`, `x % 64` (or `% WARP_SIZE`, 64 on RDNA) somewhere in the expression."""
+    return any(
+        (parts := binary_parts(n, ctx.source)) is not None
+        and (parts[1], rdna_value(ctx, parts[2])) in (("&", 63), ("%", 64))
+        for n in [node, *captures("(binary_expression) @b", node).get("b", [])]
+        if n.type == "binary_expression"
+    )

@@ -1,0 +1,128 @@
+"""WRP015: HIP code written for CDNA's 64 lanes, on RDNA's 32; and the project facts it stands on
+(a project's own ROCm marker learned from its code, platform branches inside include guards)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from compilers import hip_compile
+from corpus_cases import CORPUS
+from typer.testing import CliRunner
+
+from porter.cli import app
+from porter.config import Config, load_config
+from porter.parse import parse
+from porter.rules.branches import Branches, ProjectConditions, Side, learned_rocm_markers, marker_conditions
+from porter.scan import scan
+from porter.source import FileKind, SourceFile
+from porter.verify import emulate
+from porter.verify.run import verify
+
+runner = CliRunner()
+
+
+def test_a_projects_rocm_marker_is_learned_from_what_its_arm_holds():
+    assert learned_rocm_markers([b"#ifdef WITH_HIP\n#include <hip/hip_runtime_api.h>\n#endif\n"]) == {"WITH_HIP"}
+    # the HIP arm is the #else of an #ifndef, or a call of HIP's runtime under `#if defined(X)`
+    assert learned_rocm_markers([b"#ifndef ON_AMD\nint cuda;\n#else\nint v; hipGetDevice(&v);\n#endif\n"]) == {"ON_AMD"}
+    assert learned_rocm_markers([b"#if defined(GPU_AMD)\n  hipMalloc(&p, n);\n#endif\n"]) == {"GPU_AMD"}
+    # nothing learned: HIP in the other arm, a compound test, an enclosing conditional (only the
+    # innermost is credited), a known macro, or no HIP at all
+    assert (
+        learned_rocm_markers([b"#ifdef USE_CUDA\n#include <cuda.h>\n#else\n#include <hip/hip_runtime.h>\n#endif\n"])
+        == set()
+    )
+    assert learned_rocm_markers([b"#if defined(A) && defined(B)\n#include <hip/hip_runtime.h>\n#endif\n"]) == set()
+    assert (
+        learned_rocm_markers([b"#ifdef OUTER\n#ifdef __cplusplus\n#include <hip/hip_runtime.h>\n#endif\n#endif\n"])
+        == set()
+    )
+    assert learned_rocm_markers([b"#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#endif\n"]) == set()
+    assert learned_rocm_markers([b"#ifdef SHIP_IT\nint ship;\n#endif\n"]) == set()
+
+
+def test_a_learned_marker_decides_branches_inside_an_include_guard():
+    """The ROCm arm of a guarded header is ROCm's (before, the guard made every arm undecided), and a
+    width defined there is a platform macro: 64 for HIP, 32 for CUDA."""
+    text = b"#ifndef W_H\n#define W_H\n#ifdef WITH_HIP\n#define WS 64\nint rocm;\n#else\n#define WS 32\nint cuda;\n#endif\n#endif\n"
+    source = SourceFile(path=Path("w.h"), rel="w.h", kind=FileKind.HEADER, data=text)
+    branches = Branches(source, parse(source).root, ProjectConditions(marker_conditions({"WITH_HIP"})))
+    assert branches.side_at(text.index(b"int rocm")) is Side.ROCM
+    assert branches.side_at(text.index(b"int cuda")) is Side.CUDA_ONLY
+    assert branches.platform_macros()["WS"] == {"cuda": 32, "rocm-cdna": 64, "rocm-rdna": 64, "rocm-host": 64}
+
+
+def _findings(tmp_path: Path, name: str, text: str, targets=("gfx1100",)) -> list[tuple[int, str, str]]:
+    (tmp_path / name).write_text(text)
+    config = Config()
+    config.targets = targets
+    result = scan([tmp_path / name], config, jobs=1)
+    return [(f.line, f.rule, f.fix) for f in result.findings if f.rule == "WRP015"]
+
+
+KERNEL = """__global__ void k(float* out) {
+  int lane = threadIdx.x & 63;
+  float v = out[threadIdx.x];
+  for (int o = 32; o > 0; o /= 2) v += __shfl_xor(v, o);
+  if (lane == 0) out[threadIdx.x / 64] = v;
+}
+"""
+
+
+def test_64_counts_as_lanes_only_in_code_written_for_rocm(tmp_path):
+    """In a .cu that NVIDIA compiles, `& 63` and a ladder from 32 are threads and tiles; in a HIP
+    file they are a wavefront's lanes, flagged at RDNA targets only."""
+    assert _findings(tmp_path, "plain.cu", KERNEL) == []
+    hip = [(2, "WRP015", "suggested"), (4, "WRP015", "suggested"), (5, "WRP015", "suggested")]
+    assert _findings(tmp_path, "port.hip", KERNEL) == hip
+    assert _findings(tmp_path, "port.cu", "#include <hip/hip_runtime.h>\n" + KERNEL) == [
+        (n + 1, r, f) for n, r, f in hip
+    ]
+    assert _findings(tmp_path, "port.hip", KERNEL, targets=("gfx942",)) == []
+
+
+def test_an_unrolled_step_of_32_is_left_to_a_person(tmp_path):
+    """`v += __shfl_xor(v, 32)` before the 16, 8, … steps: on 32 lanes the step must go, and shrinking
+    it to 16 would add each pair twice, so the finding carries no edit."""
+    text = "__global__ void k(float* out) {\n  float v = out[threadIdx.x];\n  v += __shfl_xor(v, 32);\n  v += __shfl_xor(v, 16);\n  out[threadIdx.x] = v;\n}\n"
+    (tmp_path / "b.hip").write_text(text)
+    config = Config()
+    config.targets = ("gfx1100",)
+    [finding] = [f for f in scan([tmp_path / "b.hip"], config, jobs=1).findings if f.rule == "WRP015"]
+    assert (finding.line, finding.fix, finding.edits) == (3, "manual", ())
+
+
+@pytest.mark.slow
+def test_the_suggested_fixes_run_right_at_both_widths_and_build_for_both(tmp_path):
+    """corpus/emulate/planted/warp_sum_wave64.cu fails at 32 lanes (test_emulator.py); converted with
+    --unsafe-fixes it gives the CUDA original's sums on the CPU device at 64 and 32 lanes, and hip-clang
+    builds it for gfx942 and gfx1100."""
+    if emulate.host_compiler() is None:
+        pytest.skip("no host C++ compiler")
+    tree = tmp_path / "emulate"
+    shutil.copytree(CORPUS / "emulate", tree)
+    converted = runner.invoke(
+        app,
+        ["convert", str(tree / "planted"), "-o", str(tree / "fixed"), "--target", "gfx942,gfx1100", "--unsafe-fixes"],
+    )
+    assert converted.exit_code == 0, converted.output
+    fixed = (tree / "fixed" / "warp_sum_wave64.cu").read_text()
+    assert "(PORTER_WARP_SIZE / 2)" in fixed and "(PORTER_WARP_SIZE - 1)" in fixed
+    config_text = (tree / "porter.toml").read_text()
+    case = "[[verify.case]]" + config_text.split("[[verify.case]]")[-1]
+    case = case.replace('"planted/warp_sum_wave64.cu"', '"fixed/warp_sum_wave64.cu"').replace(
+        'expect = "fail"\nwritten_for = 64\n', ""
+    )
+    (tree / "porter.toml").write_text(case.replace("_wave64_planted", "_wave64_fixed"))
+    result = verify(tree, ("gfx942", "gfx1100"), load_config(tree), gpus={"nvidia": [], "amd": []})
+    assert {(c.target, c.status) for c in result.cases} == {
+        ("cpu-w32", "pass"),
+        ("gfx942", "pass"),
+        ("gfx1100", "pass"),
+    }
+    built = hip_compile(
+        tree / "fixed" / "warp_sum_wave64.cu", tmp_path, ("gfx942", "gfx1100"), (f"-I{tree / 'fixed'}",)
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
