@@ -840,16 +840,19 @@ def _wide_ladder_under_guard(ctx: FileContext, loop, counter: str, start, guard)
 
 def _lane_stride(ctx: FileContext, loop, counter: str, start) -> tree_sitter.Node | None:
     """The `32` of `for (c = lane; ...; c += 32)`, where the start is a lane id by dataflow."""
+    step = loop_step(ctx, loop, counter)
+    return step if step is not None and warp_value(ctx, step) == 32 and starts_at_lane(ctx, start) else None
+
+
+def loop_step(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> tree_sitter.Node | None:
+    """The `X` of a loop's `counter += X` update."""
     update = loop.child_by_field_name("update")
     if update is None or update.type != "assignment_expression":
         return None
-    left, right = update.child_by_field_name("left"), update.child_by_field_name("right")
-    operator = update.child_by_field_name("operator")
+    left, operator, right = (update.child_by_field_name(f) for f in ("left", "operator", "right"))
     if left is None or right is None or operator is None or ctx.source.text(left.start_byte, left.end_byte) != counter:
         return None
-    if ctx.source.text(operator.start_byte, operator.end_byte) != "+=" or warp_value(ctx, right) != 32:
-        return None
-    return right if starts_at_lane(ctx, start) else None
+    return right if ctx.source.text(operator.start_byte, operator.end_byte) == "+=" else None
 
 
 def starts_at_lane(ctx: FileContext, start: tree_sitter.Node) -> bool:

@@ -30,6 +30,7 @@ from porter.rules.warp_size import (
     for_parts,
     is_thread_count,
     lane_valued,
+    loop_step,
     short_text,
     shuffle_uses,
     starts_at_lane,
@@ -277,21 +278,8 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
 
 def _lane_stride(ctx: FileContext, loop, counter: str, start) -> tree_sitter.Node | None:
     """The `64` of `for (c = lane; ...; c += 64)`, where the start is a lane id by dataflow."""
-    update = loop.child_by_field_name("update")
-    if update is None or update.type != "assignment_expression":
-        return None
-    parts = (update.child_by_field_name(f) for f in ("left", "operator", "right"))
-    left, operator, right = parts
-    if left is None or operator is None or right is None:
-        return None
-    if (
-        ctx.source.text(left.start_byte, left.end_byte) != counter
-        or ctx.source.text(operator.start_byte, operator.end_byte) != "+="
-    ):
-        return None
-    if rdna_value(ctx, right) != 64:
-        return None
-    return right if _is_lane_id(ctx, start) else None
+    step = loop_step(ctx, loop, counter)
+    return step if step is not None and rdna_value(ctx, step) == 64 and _is_lane_id(ctx, start) else None
 
 
 def _is_lane_id(ctx: FileContext, node: tree_sitter.Node) -> bool:
