@@ -41,6 +41,8 @@ def test_a_projects_rocm_marker_is_learned_from_what_its_arm_holds():
     )
     assert learned_rocm_markers([b"#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#endif\n"]) == set()
     assert learned_rocm_markers([b"#ifdef SHIP_IT\nint ship;\n#endif\n"]) == set()
+    gpu = b"#ifdef USE_GPU\n#include <cuda_runtime.h>\n#include <hip/hip_runtime.h>\n#endif\n"
+    assert learned_rocm_markers([gpu, b"#ifdef USE_GPU\nhipFree(p);\n#endif\n"]) == set()
 
 
 def test_a_learned_marker_decides_branches_inside_an_include_guard():

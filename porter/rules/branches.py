@@ -471,6 +471,7 @@ def _split(per_pass: dict[str, set[int | None]]) -> PassSplit | None:
 
 # What only code compiled by HIP holds: its headers, and calls of its runtime (`hipMemcpy(`)
 _HIP_EVIDENCE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/|(?<![\w$])hip[A-Z]\w*[ \t]*\(')
+_CUDA_EVIDENCE = re.compile(rb'#[ \t]*include[ \t]*[<"](?:cuda|cub/|thrust/|cooperative_groups)')
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b[ \t]*(.*)$", re.M)
 _DEFINED_ONE = re.compile(rb"defined[ \t]*\(?[ \t]*(\w+)[ \t]*\)?")
 # names whose meaning is known: never learned as a project's ROCm marker
@@ -484,15 +485,18 @@ def learned_rocm_markers(sources: list[bytes]) -> set[str]:
     a macro whose defined arm (`#ifdef X`, `#if defined(X)`, `#ifndef X … #else`) includes HIP's
     headers or calls HIP's runtime (mmcv's `MMCV_WITH_HIP`, which its setup.py defines for ROCm
     builds, guards `#include <hip/hip_runtime_api.h>`). Only the innermost conditional holding the
-    evidence is credited, so `#ifdef __cplusplus` around it learns nothing."""
+    evidence is credited, so `#ifdef __cplusplus` around it learns nothing; a macro whose defined
+    arm holds CUDA's headers too (`#ifdef USE_GPU` over both) means a GPU build, not a ROCm one."""
     learned: set[str] = set()
+    both: set[str] = set()
     for data in sources:
         if b"hip" not in data:
             continue
         evidence = [m.start() for m in _HIP_EVIDENCE.finditer(data)]
         if evidence:
             learned |= _markers_around(data, evidence)
-    return {name for name in learned if not _NOT_LEARNED.fullmatch(name)}
+            both |= _markers_around(data, [m.start() for m in _CUDA_EVIDENCE.finditer(data)])
+    return {name for name in learned - both if not _NOT_LEARNED.fullmatch(name)}
 
 
 def _markers_around(data: bytes, evidence: list[int]) -> set[str]:

@@ -1,4 +1,4 @@
-// corpus: nvcc
+// corpus: nvcc project
 // One group of PROJ_WARP_SIZE threads per output pixel, striding over channels from its lane and
 // reducing with proj_warp_sum (widths.cuh). With 64 on RDNA the group spans two wavefronts: each
 // half sums alone, the second half's result is lost. Written for porter.

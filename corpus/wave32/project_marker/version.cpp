@@ -1,3 +1,4 @@
+// corpus: project
 // The project's runtime-version helper: its HIP arm is where porter learns that PROJ_WITH_HIP
 // means a ROCm build. The CUDA arm stays as it is (no renames). Written for porter.
 #ifdef PROJ_WITH_HIP

@@ -1,3 +1,4 @@
+// corpus: project
 // A project whose ROCm builds define its own marker (`-DPROJ_WITH_HIP`, as mmcv's setup.py
 // defines MMCV_WITH_HIP): porter learns what the macro means from version.cpp, where it guards
 // HIP's runtime header. Inside this include guard the ROCm arm sets the width to 64 for every AMD
