@@ -345,7 +345,8 @@ def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
     another file), read with the project's own ROCm markers, which any of its sources may show."""
     headers, sources = [], []
     for file in files:
-        if not file.kind.is_c_family:
+        header = file.path.suffix.lower() in HEADER_SUFFIXES
+        if not (header or file.kind.is_c_family):
             continue
         try:
             with open(file.path, "rb") as handle:
@@ -353,7 +354,7 @@ def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
         except OSError:
             continue  # reported when the file itself is analysed
         sources.append(data)
-        if file.path.suffix.lower() in HEADER_SUFFIXES:
+        if header:
             headers.append(data)
     return header_constants(headers, learned_rocm_markers(sources))
 
