@@ -92,6 +92,9 @@ def render(counts: dict[str, Counter], files: int, seconds: float) -> str:
         "",
         f"The two cases added with constants found by their uses (two_roles.cu, shuffle_wrapper.cu), against porter at {BY_NAME['commit']},",
         f"when constants were found by name: warp-size recall {BY_NAME['recall']}, precision {BY_NAME['precision']} ({BY_NAME['why']}).",
+        "",
+        f"subwarp_masks.cu (masks shifted in 32 bits by counts built from a lane), against porter at {SHIFTED_MASKS['commit']}:",
+        f"lane-mask recall {SHIFTED_MASKS['recall']} ({SHIFTED_MASKS['why']}).",
     ]
     return "\n".join(lines) + "\n"
 
@@ -103,6 +106,13 @@ BY_NAME = {
     "precision": "17/22 (0.77)",
     "why": "missed: a local constant halved into a shuffle wrapper, a header's constant as the definition to fix; "
     "false positives: a bitset indexed through the constant, and the uses fixed one by one where the header carries the fix",
+}
+
+# measured once, by hand, with porter at the commit before MSK004 read constants wider than 1
+SHIFTED_MASKS = {
+    "commit": "7e45c9f",
+    "recall": "0/2",
+    "why": "MSK004 took only `1 << lane`: `(2 << lane) - 1` and `((1u << K) - 1) << (K * group)` went unreported",
 }
 
 # measured once, by hand, with the same files and porter at the commit before this work

@@ -73,7 +73,11 @@ LANE_BIT_32 = Rule(
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="`1 << lane` built in 32 bits",
-    what="Finds `1 << lane` and `1u << lane` where the shift is a lane id.",
+    what=(
+        "Finds `1 << lane` and `1u << lane` where the shift is a lane id, a wider 32-bit constant shifted by one "
+        "(`(2 << lane) - 1`), and a 32-bit constant shifted by a count built from a lane id whose result is kept as "
+        "a 64-bit lane mask (`uint64_t bits = ((1u << K) - 1) << (K * group);`, or combined with a ballot)."
+    ),
     why=WHY_MASKS + "\nFor lanes 32-63 a 32-bit shift is undefined behaviour; in practice the bit is lost.",
     example="unsigned below = (1u << lane) - 1;",
     use_instead=f"`(({portable.LANE_MASK_TYPE})1 << lane)`.",
@@ -360,16 +364,148 @@ def _bit_op_finding(ctx: FileContext, name: str, call: tree_sitter.Node, argumen
 
 
 def _lane_bits(ctx: FileContext) -> Iterable[Finding]:
-    for _, left, _, right in ctx.device.binaries(("<<",)):
-        literal = ctx.source.text(left.start_byte, left.end_byte)
-        if int_value(left, ctx.source) != 1 or re.search(r"[lL]", literal):
+    """`1 << lane`, `(2 << lane) - 1`, `((1 << K) - 1) << (K * group)`: a 32-bit value shifted by a
+    count that reaches 32-63 on a 64-lane wavefront (a lane id, or a count built from one whose
+    result the code keeps as a 64-bit lane mask). The class of GPUOpen HIPRT#68, whose sub-warp
+    masks were built this way and hung the BVH build on CDNA."""
+    for node, left, _, right in ctx.device.binaries(("<<",)):
+        if not _is_32_bit_constant(ctx, left):
             continue
         classes = ctx.device.expression_classes(right)
-        if VarClass.LANE in classes or (
-            VarClass.THREAD in classes
-            and re.search(r"(&\s*31|%\s*32)", ctx.source.text(right.start_byte, right.end_byte))
+        below_32 = re.search(r"(&\s*31|%\s*32)", ctx.source.text(right.start_byte, right.end_byte))
+        if int_value(left, ctx.source) == 1:
+            # `1 << lane`, `1 << (threadIdx.x & 31)`: one lane's bit (the second, a lane worked out for 32 lanes)
+            direct = VarClass.LANE in classes or (VarClass.THREAD in classes and below_32)
+        else:
+            # a wider constant (`2 << lane`, a group of lanes) by a count that reaches past 31; one
+            # kept below 32 (`15 << (lane & 31 & ~3)`) cannot overflow: its 32-lane math is WRP001's
+            direct = VarClass.LANE in classes and not below_32
+        from_lane = not direct and _counts_from_lane(ctx, right)
+        narrow = _narrow_mask_variable(ctx, node) if from_lane else None
+        if not (direct or (from_lane and (narrow is not None or _kept_as_64_bit_mask(ctx, node)))):
+            continue
+        literal, count = (ctx.source.text(n.start_byte, n.end_byte) for n in (left, right))
+        shown = f"{literal} << {count}" if len(literal) + len(count) < 60 else f"{literal} << …"
+        edits = [Edit(left.start_byte, left.end_byte, f"(({portable.LANE_MASK_TYPE}){literal})".encode())]
+        if narrow is not None:  # the variable that keeps it must widen too, or the bits are cut again
+            edits.append(Edit(narrow.start_byte, narrow.end_byte, portable.LANE_MASK_TYPE.encode()))
+        yield LANE_BIT_32.finding(
+            ctx, left.start_byte, left.end_byte, f"`{shown}` is computed in 32 bits and overflows for lanes 32-63",
+            edits=tuple(sorted(edits)),
+        )  # fmt: skip
+
+
+# a constant operand in 32 bits: literals without an `l` suffix, names, arithmetic; no cast, no call
+_CONSTANT_TEXT = re.compile(r"[\w\s()+\-*/%<>|&^~]+")
+_LONG_LITERAL = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uU]?[lL]")
+
+
+def _is_32_bit_constant(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    text = ctx.source.text(node.start_byte, node.end_byte)
+    if node.type == "number_literal":
+        return int_value(node, ctx.source) is not None and not re.search(r"[lL]", text)
+    if node.type not in ("parenthesized_expression", "binary_expression") or len(text) > 80:
+        return False
+    if not _CONSTANT_TEXT.fullmatch(text) or _LONG_LITERAL.search(text) or not re.search(r"\d", text):
+        return False
+    names = set(re.findall(r"\b[A-Za-z_]\w*\b", text))
+    return all(name in ctx.shared_constants or _is_template_constant(node, name, ctx) for name in names)
+
+
+def _is_template_constant(node: tree_sitter.Node, name: str, ctx: FileContext) -> bool:
+    """A non-type template parameter of an enclosing template (`template <uint32_t K>`)."""
+    scope = node.parent
+    while scope is not None:
+        if scope.type == "template_declaration":
+            parameters = scope.child_by_field_name("parameters")
+            if parameters is not None:
+                for parameter in parameters.named_children:
+                    if parameter.type == "parameter_declaration":
+                        declarator = parameter.child_by_field_name("declarator")
+                        if (
+                            declarator is not None
+                            and ctx.source.text(declarator.start_byte, declarator.end_byte) == name
+                        ):
+                            return True
+        scope = scope.parent
+    return False
+
+
+def _counts_from_lane(ctx: FileContext, count: tree_sitter.Node) -> bool:
+    """A shift count built from a lane id: the lane itself, or a name initialised from one
+    (`group = lane / K`, then `K * group`)."""
+    if VarClass.LANE in ctx.device.expression_classes(count):
+        return True
+    function = ctx.device.function_of(count)
+    if function.node is None:
+        return False
+    names = {ctx.source.text(n.start_byte, n.end_byte) for n in captures("(identifier) @n", count).get("n", [])}
+    if count.type == "identifier":
+        names.add(ctx.source.text(count.start_byte, count.end_byte))
+    for declarator in captures("(init_declarator) @d", function.node).get("d", []):
+        name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+        if name is None or value is None or ctx.source.text(name.start_byte, name.end_byte) not in names:
+            continue
+        if VarClass.LANE in ctx.device.expression_classes(value) or any(
+            VarClass.LANE in ctx.device.var_classes(function, ctx.source.text(n.start_byte, n.end_byte))
+            for n in captures("(identifier) @n", value).get("n", [])
         ):
-            yield LANE_BIT_32.finding(
-                ctx, left.start_byte, left.end_byte, f"`{literal} << {ctx.source.text(right.start_byte, right.end_byte)}` overflows for lanes 32-63",
-                edits=(Edit(left.start_byte, left.end_byte, f"(({portable.LANE_MASK_TYPE})1)".encode()),),
-            )  # fmt: skip
+            return True
+    return False
+
+
+_WIDE_MASK_TYPES = re.compile(r"\b(uint64_t|unsigned\s+long\s+long|u?int64|lane_mask\w*|\w*LaneMask\w*)\b")
+
+
+def _narrow_mask_variable(ctx: FileContext, node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The 32-bit type of the one variable the shifted value initialises, where that variable is
+    later combined with a vote's result (`unsigned bits = 15u << (4 * group);` … `ballot & bits`):
+    code written for 32 lanes, whose count reaches 60 once lanes go to 63."""
+    declarator = node.parent
+    while declarator is not None and declarator.type == "parenthesized_expression":
+        declarator = declarator.parent
+    if declarator is None or declarator.type != "init_declarator" or declarator.parent is None:
+        return None
+    declaration, name = declarator.parent, declarator.child_by_field_name("declarator")
+    type_node = declaration.child_by_field_name("type")
+    declarators = [c for c in declaration.named_children if c.type == "init_declarator"]
+    if type_node is None or name is None or name.type != "identifier" or len(declarators) != 1:
+        return None
+    if not THIRTY_TWO_BIT_TYPES.match(re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte))):
+        return None
+    variable = ctx.source.text(name.start_byte, name.end_byte)
+    function = ctx.device.function_of(node)
+    scope = function.node if function.node is not None else ctx.parsed.root
+    for use in captures("(binary_expression) @b", scope).get("b", []):
+        parts = [use.child_by_field_name(f) for f in ("left", "operator", "right")]
+        if None in parts or ctx.source.text(parts[1].start_byte, parts[1].end_byte) not in ("&", "|", "^"):
+            continue
+        sides = (parts[0], parts[2])
+        for mine, other in (sides, sides[::-1]):
+            if ctx.source.text(mine.start_byte, mine.end_byte) == variable and _holds_a_vote(ctx, other):
+                return type_node
+    return None
+
+
+def _holds_a_vote(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    if VarClass.MASK in ctx.device.expression_classes(node):
+        return True
+    text = ctx.source.text(node.start_byte, node.end_byte)
+    return any(call in text for call in BALLOT_CALLS)
+
+
+def _kept_as_64_bit_mask(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """The shifted value is stored in a 64-bit variable, or combined with a vote's result."""
+    outer = node.parent
+    while outer is not None and outer.type in ("parenthesized_expression", "binary_expression", "cast_expression"):
+        if outer.type == "binary_expression" and any(
+            VarClass.MASK in ctx.device.expression_classes(side) for side in outer.named_children if side != node
+        ):
+            return True
+        node, outer = outer, outer.parent
+    if outer is not None and outer.type == "init_declarator" and outer.parent is not None:
+        declared = outer.parent.child_by_field_name("type")
+        return declared is not None and bool(
+            _WIDE_MASK_TYPES.search(ctx.source.text(declared.start_byte, declared.end_byte))
+        )
+    return False
