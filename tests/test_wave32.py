@@ -113,7 +113,9 @@ def test_the_suggested_fixes_run_right_at_both_widths_and_build_for_both(tmp_pat
     fixed = (tree / "fixed" / "warp_sum_wave64.cu").read_text()
     assert "(PORTER_WARP_SIZE / 2)" in fixed and "(PORTER_WARP_SIZE - 1)" in fixed
     config_text = (tree / "porter.toml").read_text()
-    case = "[[verify.case]]" + config_text.split("[[verify.case]]")[-1]
+    [case] = [
+        "[[verify.case]]" + c for c in config_text.split("[[verify.case]]") if '"warp_sum_atomic_wave64_planted"' in c
+    ]
     case = case.replace('"planted/warp_sum_wave64.cu"', '"fixed/warp_sum_wave64.cu"').replace(
         'expect = "fail"\nwritten_for = 64\n', ""
     )

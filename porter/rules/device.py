@@ -488,6 +488,22 @@ class DeviceFacts:
     def _call_starts(self) -> list[int]:
         return [node.start_byte for _, node in self.calls]
 
+    def initial_values(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        """The initialisers, in the function holding `node`, of the names `node` reads: one step of
+        dataflow back (`K * group` with `const int group = lane / K;` gives `lane / K`)."""
+        function = self.function_of(node).node
+        if function is None:
+            return []
+        names = {self.source.text(n.start_byte, n.end_byte) for n in captures("(identifier) @n", node).get("n", [])}
+        if node.type == "identifier":
+            names.add(self.source.text(node.start_byte, node.end_byte))
+        values = []
+        for declarator in captures("(init_declarator) @d", function).get("d", []):
+            name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+            if name is not None and value is not None and self.source.text(name.start_byte, name.end_byte) in names:
+                values.append(value)
+        return values
+
     def calls_inside(self, node: tree_sitter.Node, names=None) -> list[tuple[str, tree_sitter.Node]]:
         """The calls to any of `names` (None: to anything) that start inside `node` (a binary search,
         not a pass over the file)."""

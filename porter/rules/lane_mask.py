@@ -437,21 +437,14 @@ def _counts_from_lane(ctx: FileContext, count: tree_sitter.Node) -> bool:
     if VarClass.LANE in ctx.device.expression_classes(count):
         return True
     function = ctx.device.function_of(count)
-    if function.node is None:
-        return False
-    names = {ctx.source.text(n.start_byte, n.end_byte) for n in captures("(identifier) @n", count).get("n", [])}
-    if count.type == "identifier":
-        names.add(ctx.source.text(count.start_byte, count.end_byte))
-    for declarator in captures("(init_declarator) @d", function.node).get("d", []):
-        name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
-        if name is None or value is None or ctx.source.text(name.start_byte, name.end_byte) not in names:
-            continue
-        if VarClass.LANE in ctx.device.expression_classes(value) or any(
+    return any(
+        VarClass.LANE in ctx.device.expression_classes(value)
+        or any(
             VarClass.LANE in ctx.device.var_classes(function, ctx.source.text(n.start_byte, n.end_byte))
             for n in captures("(identifier) @n", value).get("n", [])
-        ):
-            return True
-    return False
+        )
+        for value in ctx.device.initial_values(count)
+    )
 
 
 _WIDE_MASK_TYPES = re.compile(r"\b(uint64_t|unsigned\s+long\s+long|u?int64|lane_mask\w*|\w*LaneMask\w*)\b")

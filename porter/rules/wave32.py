@@ -287,19 +287,8 @@ def _is_lane_id(ctx: FileContext, node: tree_sitter.Node) -> bool:
     `& 63` / `% 64`."""
     if starts_at_lane(ctx, node) or _takes_lane_of_64(ctx, node):
         return True
-    function = ctx.device.function_of(node).node
-    if function is None:
-        return False
     # a name in it initialised so (`const int lane_id = index % WARP_SIZE;`, 64 on ROCm)
-    names = {ctx.source.text(n.start_byte, n.end_byte) for n in captures("(identifier) @n", node).get("n", [])}
-    if node.type == "identifier":
-        names.add(ctx.source.text(node.start_byte, node.end_byte))
-    for declarator in captures("(init_declarator) @d", function).get("d", []):
-        name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
-        if name is not None and value is not None and ctx.source.text(name.start_byte, name.end_byte) in names:
-            if _takes_lane_of_64(ctx, value):
-                return True
-    return False
+    return any(_takes_lane_of_64(ctx, value) for value in ctx.device.initial_values(node))
 
 
 def _takes_lane_of_64(ctx: FileContext, node: tree_sitter.Node) -> bool:
