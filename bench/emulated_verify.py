@@ -53,7 +53,8 @@ def render(rows, seconds) -> str:
         f"({', '.join(f'{k} {v:.0f} s' for k, v in seconds.items())}), building each harness with the host "
         "compiler and running it on porter's CPU device. `cpu-w32` is the original at 32 lanes; gfx942 runs the "
         "port at 64 lanes, gfx1100 at 32. `expected` is what the case declares: planted ports must fail at 64 "
-        "lanes (at 32 nothing is expected of them), faults must hang or stop.",
+        "lanes (at 32 nothing is expected of them), or at 32 where written for 64 (`written_for = 64`: nothing "
+        "is expected at 64), faults must hang or stop.",
         "",
         "| tree | case | variant | target | status | expected | max abs error | mismatches | reason |",
         "|---|---|---|---|---|---|---:|---:|---|",

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
-from compilers import hip_compile
+from compilers import hip_compile, require_hip
 from corpus_cases import CORPUS
 from typer.testing import CliRunner
 
@@ -130,3 +131,36 @@ def test_the_suggested_fixes_run_right_at_both_widths_and_build_for_both(tmp_pat
         tree / "fixed" / "warp_sum_wave64.cu", tmp_path, ("gfx942", "gfx1100"), (f"-I{tree / 'fixed'}",)
     )
     assert built.returncode == 0, built.stderr[-2000:]
+
+
+def test_the_hip_build_defines_the_markers_the_scan_learned():
+    """The scan reads PROJ_WITH_HIP's arms as the project's ROCm build; porter build's HIP variant
+    compiles them so (before, it compiled the CUDA arm, whose 32-bit mask HIP refuses: a port-error)."""
+    from porter.build.flags import project_flags
+
+    tree = CORPUS / "wave32" / "project_marker"
+    flags = project_flags(tree)
+    assert flags.rocm_markers == ("PROJ_WITH_HIP",)
+    assert "-DPROJ_WITH_HIP" in flags.for_unit("pixel_dot.cu", tree, "hip")
+    assert "-DPROJ_WITH_HIP" not in flags.for_unit("pixel_dot.cu", tree, "cuda")
+    assert "-DPROJ_WITH_HIP" not in flags.for_unit("pixel_dot.cu", tree, "hip-nvidia")
+
+
+@pytest.mark.slow
+def test_a_project_built_with_its_learned_marker_builds_for_amd(tmp_path):
+    require_hip()
+    out = tmp_path / "build.json"
+    arguments = [
+        "build",
+        str(CORPUS / "wave32"),
+        "--target",
+        "gfx942",
+        "--no-cache",
+        "--format",
+        "json",
+        "-o",
+        str(out),
+    ]
+    result = runner.invoke(app, arguments)
+    units = {(u["file"], u["status"]) for u in json.loads(out.read_text())["units"]}
+    assert units == {("project_marker/pixel_dot.cu", "ok"), ("rocm_wave64_branch.cu", "ok")}, result.output

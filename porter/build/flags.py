@@ -24,6 +24,7 @@ from functools import cache
 from pathlib import Path
 
 from porter.discover import find_compile_commands, find_torch_extensions, visible
+from porter.source import kind_of
 from porter.targets import toolchains
 
 ROOT = "{root}"  # a placeholder for the tree a flag is used with
@@ -45,6 +46,9 @@ class TorchExtension:
 class ProjectFlags:
     commands: dict[str, list[str]] = field(default_factory=dict)  # unit (relative) → flags, ROOT-relative
     extensions: dict[str, TorchExtension] = field(default_factory=dict)  # setup.py's directory → extension
+    # the project's own macros for a ROCm build, learned from its code (branches.learned_rocm_markers):
+    # its ROCm build defines them, so porter's HIP build for AMD does too, as the scan assumed
+    rocm_markers: tuple[str, ...] = ()
 
     def for_unit(self, rel: str, tree: Path, variant: str) -> list[str] | None:
         """The unit's flags for `variant`, or None where that variant cannot exist (see NO_TORCH_HIP_NVIDIA)."""
@@ -61,6 +65,9 @@ class ProjectFlags:
             flags += [f"-I{ROOT}/{d}" if d else f"-I{ROOT}" for d in include_search(tree, rel, known)]
         if variant != "cuda":
             flags = [f for f in flags if f not in NVCC_ONLY]
+        if variant == "hip":
+            stated = {re.sub(r"^-[DU](\w+).*", r"\1", f) for f in flags if f.startswith(("-D", "-U"))}
+            flags += [f"-D{marker}" for marker in self.rocm_markers if marker not in stated]
         return [f.replace(ROOT, str(tree)) for f in flags]
 
     def _extension_of(self, rel: str, tree: Path) -> TorchExtension | None:
@@ -140,7 +147,21 @@ def _headers(tree: str) -> tuple[str, ...]:
 
 
 def project_flags(root: Path) -> ProjectFlags:
-    return ProjectFlags(_compile_commands(root), _torch_extensions(root))
+    return ProjectFlags(_compile_commands(root), _torch_extensions(root), _rocm_markers(root))
+
+
+def _rocm_markers(root: Path) -> tuple[str, ...]:
+    from porter.rules.branches import learned_rocm_markers
+
+    sources = []
+    for path in sorted(root.rglob("*")):
+        kind = kind_of(path)
+        if kind is not None and kind.is_c_family and visible(path, root) and path.is_file():
+            try:
+                sources.append(path.read_bytes())
+            except OSError:
+                continue  # the build reports what it cannot read
+    return tuple(sorted(learned_rocm_markers(sources)))
 
 
 def _compile_commands(root: Path) -> dict[str, list[str]]:
