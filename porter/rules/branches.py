@@ -470,7 +470,8 @@ def _split(per_pass: dict[str, set[int | None]]) -> PassSplit | None:
 
 
 # What only code compiled by HIP holds: its headers, and calls of its runtime (`hipMemcpy(`)
-_HIP_EVIDENCE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/|(?<![\w$])hip[A-Z]\w*[ \t]*\(')
+HIP_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/')
+_HIP_EVIDENCE = re.compile(HIP_INCLUDE.pattern + rb"|(?<![\w$])hip[A-Z]\w*[ \t]*\(")
 _CUDA_EVIDENCE = re.compile(rb'#[ \t]*include[ \t]*[<"](?:cuda|cub/|thrust/|cooperative_groups)')
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b[ \t]*(.*)$", re.M)
 _DEFINED_ONE = re.compile(rb"defined[ \t]*\(?[ \t]*(\w+)[ \t]*\)?")

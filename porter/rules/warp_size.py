@@ -407,11 +407,11 @@ def _cited(ctx: FileContext, finding: Finding) -> list[str]:
 def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
     facts = ctx.device
     # `+`, `*`, `&&`, ...: no lane, warp or last-lane arithmetic
-    for node, left, operator, right in facts.binaries(_WARP_OPERATORS, ordered=False):  # each judged alone
+    for node, left, operator, right in facts.binaries(WARP_OPERATORS, ordered=False):  # each judged alone
         value = warp_value(ctx, right)
         if value is None and operator == "/" and _float_literal(ctx, right) == 32.0:
             value = 32  # blockDim.x / 32.f: a warp count in floating point
-        if _is_last_lane_test(operator, value) and lane_valued(ctx, left) and facts.is_device_code(node):
+        if is_last_lane_test(operator, value) and lane_valued(ctx, left) and facts.is_device_code(node):
             # `lane == 31`, `(lane + d) > 31`, `lane < 32`: the edge of a 32-lane warp (a scan's
             # total, a leader at the end, a neighbour past the end)
             replacement = f"({portable.WARP_SIZE} - 1)" if value == 31 else portable.WARP_SIZE
@@ -424,7 +424,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
         if (operator, value) not in ARITHMETIC:
             continue
         on_device = facts.is_device_code(node) or _reads_thread_builtins(ctx, left)
-        if on_device and _is_lane_arithmetic(ctx, node, left, operator):
+        if on_device and is_lane_arithmetic(ctx, node, left, operator):
             yield LANE_ARITHMETIC.finding(
                 ctx,
                 right.start_byte,
@@ -432,7 +432,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 f"`{operator} {ctx.source.text(right.start_byte, right.end_byte)}` on `{short_text(ctx, left)}` assumes 32-lane warps",
                 edits=_literal_edit(ctx, right, _replacement(ctx, right, operator, value)),
             )
-        elif not on_device and operator in ("/", ">>") and (is_thread_count(ctx, left) or _counts_threads(ctx, node)):
+        elif not on_device and operator in ("/", ">>") and (_is_thread_count(ctx, left) or _counts_threads(ctx, node)):
             yield HOST_WARPS_PER_BLOCK.finding(
                 ctx,
                 right.start_byte,
@@ -476,12 +476,13 @@ def _reads_thread_builtins(ctx: FileContext, node: tree_sitter.Node) -> bool:
     return _THREAD_BUILTIN.search(ctx.source.text(node.start_byte, node.end_byte)) is not None
 
 
-# the operators of ARITHMETIC and of _is_last_lane_test
-_WARP_OPERATORS = frozenset({"&", "%", "/", ">>", "==", "!=", ">", "<=", "<", ">="})
+# the operators of ARITHMETIC and of is_last_lane_test
+WARP_OPERATORS = frozenset({"&", "%", "/", ">>", "==", "!=", ">", "<=", "<", ">="})
 
 
-def _is_last_lane_test(operator: str, value: int | None) -> bool:
-    return (operator in ("==", "!=", ">", "<=") and value == 31) or (operator in ("<", ">=") and value == 32)
+def is_last_lane_test(operator: str, value: int | None, lanes: int = 32) -> bool:
+    """`== 31`, `> 31`, `< 32`, …: a test of the last lane of a `lanes`-wide warp."""
+    return (operator in ("==", "!=", ">", "<=") and value == lanes - 1) or (operator in ("<", ">=") and value == lanes)
 
 
 def lane_valued(ctx: FileContext, node: tree_sitter.Node) -> bool:
@@ -512,7 +513,7 @@ _WARP_LEVEL_NEEDLES = (b"__shfl", b"__ballot", b"__any", b"__all", b"__activemas
 _WARP_LEVEL_REST = (b"__reduce_", b"arp")  # what each of its other matches holds
 
 
-def warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
+def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """Does the code treat 32 threads as a warp: warp-level operations, or a result named lane or warp?
 
     Without either, `threadIdx.x / 32` is only a 2-D mapping of a block (rows of 32), which
@@ -530,18 +531,21 @@ def warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
     return bool(re.search(r"(?i)lane|warp|wid", ctx.source.text(target.start_byte, target.end_byte)))
 
 
-def _is_lane_arithmetic(ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str) -> bool:
-    if not warp_intent(ctx, node):
+def is_lane_arithmetic(
+    ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str, is_bitset=None
+) -> bool:
+    """`left` (with `operator`) makes a lane or warp id in warp-level code; `is_bitset` tells a
+    bitset's word and bit arithmetic apart (a 32-bit bitset's, `_is_bitset_math`, by default)."""
+    if not _warp_intent(ctx, node):
         return False
     classes = ctx.device.expression_classes(left)
     text = ctx.source.text(left.start_byte, left.end_byte)
-    if operator in ("/", ">>") and (re.search(r"\bblockDim\s*\.\s*x\b", text) or is_thread_count(ctx, left)):
+    if operator in ("/", ">>") and (re.search(r"\bblockDim\s*\.\s*x\b", text) or _is_thread_count(ctx, left)):
         return True  # warps per block
     if not classes & {VarClass.THREAD, VarClass.GLOBAL, VarClass.LANE, VarClass.WARP}:
         return False
-    if VarClass.GLOBAL in classes and not classes & {VarClass.LANE, VarClass.WARP} and _is_bitset_math(ctx, node):
-        return False
-    return True
+    is_bitset = is_bitset or _is_bitset_math
+    return not (VarClass.GLOBAL in classes and not classes & {VarClass.LANE, VarClass.WARP} and is_bitset(ctx, node))
 
 
 def _is_bitset_math(ctx: FileContext, node: tree_sitter.Node) -> bool:
@@ -587,7 +591,7 @@ def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:
     return bool(THREAD_COUNT_NAME.search(name) or re.search(r"(?i)warps", name))
 
 
-def is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
+def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """A count of threads: named as one, or a value a launch in the file takes its block size from."""
     text = ctx.source.text(node.start_byte, node.end_byte)
     if "sizeof" in text:
@@ -880,10 +884,10 @@ _SHUFFLE_LIKE = re.compile(r"(?i)shfl|shuffle")
 
 def shuffle_uses(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
     """Does a shuffle in the loop take the counter as its lane or offset?"""
-    return any(_shuffle_uses_in(ctx, part, counter) for part in loop_parts(loop))
+    return any(_shuffle_uses_in(ctx, part, counter) for part in _loop_parts(loop))
 
 
-def loop_parts(loop: tree_sitter.Node) -> list[tree_sitter.Node]:
+def _loop_parts(loop: tree_sitter.Node) -> list[tree_sitter.Node]:
     """The loop, and the conditional that holds its body when the platforms' bodies differ:
     `for (…)` / `#ifdef USE_ROCM` / `v += __shfl_down(v, o);` / `#else` / … parses as a loop with
     an empty body followed by the conditional."""

@@ -23,19 +23,20 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.branches import CUDA, RDNA
+from porter.rules.branches import CUDA, HIP_INCLUDE, RDNA
 from porter.rules.consteval import evaluate
-from porter.rules.device import IDENT, VarClass, binary_parts, shuffle_operands
+from porter.rules.device import IDENT, binary_parts, shuffle_operands
 from porter.rules.warp_size import (
+    WARP_OPERATORS,
     for_parts,
-    is_thread_count,
+    is_lane_arithmetic,
+    is_last_lane_test,
     lane_valued,
     loop_step,
     short_text,
     shuffle_uses,
     starts_at_lane,
     upper_bound,
-    warp_intent,
     warp_value,
 )
 from porter.source import FileKind
@@ -89,26 +90,21 @@ _OFFSET_CALLS = ("__shfl_xor", "__shfl_down", "__shfl_up")
 def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave32_targets:
         return  # only a scan for RDNA asks; a width may come from a header, so no prefilter on the file's text
-    found = [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx)]
-    yield from (f for f in found if _compiled_for_rdna(ctx, f) and _written_for_rocm(ctx, f))
+    for finding in [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx)]:
+        live = ctx.branches.live_at(finding.span.start_byte) if ctx.branches.regions else {}
+        # not under a branch that keeps RDNA out (`#ifdef __GFX9__`, a wavefront-size test)
+        if live.get(RDNA.name) is not False and _written_for_rocm(ctx, finding, live):
+            yield finding
 
 
-def _compiled_for_rdna(ctx: FileContext, finding: Finding) -> bool:
-    """Not under a branch that keeps RDNA out (`#ifdef __GFX9__`, a wavefront-size test)."""
-    if not ctx.branches.regions:
-        return True
-    return ctx.branches.live_at(finding.span.start_byte).get(RDNA.name) is not False
-
-
-def _written_for_rocm(ctx: FileContext, finding: Finding) -> bool:
+def _written_for_rocm(ctx: FileContext, finding: Finding, live: dict[str, bool | None]) -> bool:
     """A 64 assumes 64 lanes only in code written for ROCm: a HIP file, a branch NVIDIA does not
-    compile, or a width the project sets to 64 on its ROCm side alone (`#ifdef USE_ROCM` /
-    `#define WARP_SIZE 64`). In code NVIDIA compiles too, a 64 is threads, a tile or bits."""
-    if _hip_file(ctx):
+    compile (`live`: where the finding's code is compiled), or a width the project sets to 64 on its
+    ROCm side alone (`#ifdef USE_ROCM` / `#define WARP_SIZE 64`). In code NVIDIA compiles too, a 64
+    is threads, a tile or bits."""
+    if _hip_file(ctx) or live.get(CUDA.name) is False:
         return True
-    if ctx.branches.regions and ctx.branches.live_at(finding.span.start_byte).get(CUDA.name) is False:
-        return True
-    split = ctx.once("rdna macro values", lambda: _rdna_macro_values(ctx))
+    split = _rdna_macro_values(ctx)
     site = ctx.source.text(finding.span.start_byte, finding.span.end_byte)
     return any(name in split for name in IDENT.findall(site))
 
@@ -118,10 +114,9 @@ def _hip_file(ctx: FileContext) -> bool:
     if ctx.source.kind is FileKind.HIP:
         return True
     data = ctx.source.data
-    return _HIP_INCLUDE.search(data) is not None and _CUDA_INCLUDE.search(data) is None
+    return HIP_INCLUDE.search(data) is not None and _CUDA_INCLUDE.search(data) is None
 
 
-_HIP_INCLUDE = re.compile(rb"#\s*include\s*[<\"]hip/")
 _CUDA_INCLUDE = re.compile(rb"#\s*include\s*[<\"](?:cuda|cub/|thrust/|cooperative_groups|mma\.h|crt/)")
 
 
@@ -131,7 +126,7 @@ def rdna_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
     under `#else`) takes its ROCm-on-RDNA value, where elsewhere it is unknown."""
     if node is None:
         return None
-    split = ctx.once("rdna macro values", lambda: _rdna_macro_values(ctx))
+    split = _rdna_macro_values(ctx)
     if split:
         text = ctx.source.text(node.start_byte, node.end_byte)
         if "sizeof" not in text and any(name in split for name in IDENT.findall(text)):
@@ -140,6 +135,11 @@ def rdna_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
 
 
 def _rdna_macro_values(ctx: FileContext) -> dict[str, int]:
+    """The file's platform macros at their RDNA device-pass values, worked out once per file."""
+    return ctx.once("rdna macro values", lambda: _rdna_values(ctx))
+
+
+def _rdna_values(ctx: FileContext) -> dict[str, int]:
     values = {}
     for name, per_environment in ctx.branches.platform_macros().items():
         value = per_environment.get(RDNA.name)
@@ -164,44 +164,23 @@ def _literal_edits(ctx: FileContext, node: tree_sitter.Node, replacement: str) -
 
 def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
     facts = ctx.device
-    for node, left, operator, right in facts.binaries(_OPERATORS, ordered=False):
+    for node, left, operator, right in facts.binaries(WARP_OPERATORS, ordered=False):
         value = rdna_value(ctx, right)
         if value is None or not facts.is_device_code(node):
             continue
-        if _is_last_lane_test(operator, value) and lane_valued(ctx, left):
+        if is_last_lane_test(operator, value, lanes=64) and lane_valued(ctx, left):
             replacement = f"({portable.WARP_SIZE} - 1)" if value == 63 else portable.WARP_SIZE
             yield ASSUMES_64_LANES.finding(
                 ctx, right.start_byte, right.end_byte,
                 f"`{short_text(ctx, left)} {operator} {short_text(ctx, right)}`{_named(ctx, right, value)} tests the edge of a 64-lane wavefront; on wave32 the last lane is 31",
                 edits=_literal_edits(ctx, right, replacement),
             )  # fmt: skip
-        elif (operator, value) in _ARITHMETIC and _is_lane_arithmetic(ctx, node, left, operator):
+        elif (operator, value) in _ARITHMETIC and is_lane_arithmetic(ctx, node, left, operator, _is_bitset_math):
             yield ASSUMES_64_LANES.finding(
                 ctx, right.start_byte, right.end_byte,
                 f"`{operator} {short_text(ctx, right)}`{_named(ctx, right, value)} on `{short_text(ctx, left)}` assumes 64-lane wavefronts; RDNA's have 32",
                 edits=_literal_edits(ctx, right, _ARITHMETIC[operator, value]),
             )  # fmt: skip
-
-
-_OPERATORS = frozenset({"&", "%", "/", ">>", "==", "!=", ">", "<=", "<", ">="})
-
-
-def _is_last_lane_test(operator: str, value: int) -> bool:
-    return (operator in ("==", "!=", ">", "<=") and value == 63) or (operator in ("<", ">=") and value == 64)
-
-
-def _is_lane_arithmetic(ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str) -> bool:
-    if not warp_intent(ctx, node):
-        return False
-    text = ctx.source.text(left.start_byte, left.end_byte)
-    if operator in ("/", ">>") and (re.search(r"\bblockDim\s*\.\s*x\b", text) or is_thread_count(ctx, left)):
-        return True  # wavefronts per block
-    classes = ctx.device.expression_classes(left)
-    if not classes & {VarClass.THREAD, VarClass.GLOBAL, VarClass.LANE, VarClass.WARP}:
-        return False
-    return not (
-        VarClass.GLOBAL in classes and not classes & {VarClass.LANE, VarClass.WARP} and _is_bitset_math(ctx, node)
-    )
 
 
 def _is_bitset_math(ctx: FileContext, node: tree_sitter.Node) -> bool:
