@@ -239,6 +239,7 @@ def _analyze(
             tables=load_tables(),
             project_constants=project.values if project else {},
             project_specifiers=project.specifiers if project else {},
+            project_votes=project.votes if project else frozenset(),
             project_width_splits=project.width_splits if project else {},
             project_conditions=project.conditions if project else None,
         )

@@ -6,6 +6,6 @@ __global__ void bucket_offsets(const int* bucket, int* offset, int n) {
   int lane = threadIdx.x & 31;  // expect: WRP001
   int mine = i < n ? bucket[i] : -1;
   unsigned same = __ballot_sync(0xffffffff, mine == 0);  // expect: MSK002 MSK001 SYN001
-  unsigned before = same & ((1u << lane) - 1);  // expect: MSK004
+  unsigned before = same & ((1u << lane) - 1);  // expect: MSK004 MSK002
   if (i < n) offset[i] = __popc(before);  // expect: MSK003
 }

@@ -119,6 +119,8 @@ class FileContext:
     project_constants: dict[str, int] = field(default_factory=dict)
     # macros of the project's headers that expand to __device__ or __global__ (consteval.specifier_macros)
     project_specifiers: dict[str, str] = field(default_factory=dict)
+    # functions and macros of the project's headers whose result is a vote (porter.rules.votes)
+    project_votes: frozenset[str] = frozenset()
     # warp widths the project's headers define apart for ROCm's device and host passes (branches.PassSplit)
     project_width_splits: dict = field(default_factory=dict)
     # the platform and condition macros of the project's headers (branches.ProjectConditions)
@@ -141,7 +143,9 @@ class FileContext:
     def device(self):
         from porter.rules.device import DeviceFacts
 
-        return DeviceFacts(self.source, self.parsed.root, lambda: self.shared_constants, self.project_specifiers)
+        return DeviceFacts(
+            self.source, self.parsed.root, lambda: self.shared_constants, self.project_specifiers, self.project_votes
+        )
 
     @cached_property
     def branches(self):

@@ -22,6 +22,7 @@ import tree_sitter
 from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
 from porter.rules.tables import read_data
+from porter.rules.votes import vote_wrappers
 from porter.source import FileKind, SourceFile
 
 TYPE_SIZES = {
@@ -243,6 +244,7 @@ class HeaderConstants:
     attributes: dict[str, str | None] = field(default_factory=dict)
     conditions: object = None  # branches.ProjectConditions
     width_splits: dict = field(default_factory=dict)  # name -> branches.PassSplit
+    votes: frozenset[str] = frozenset()  # functions and macros whose result is a vote (votes.vote_wrappers)
 
     @classmethod
     def of(
@@ -252,14 +254,16 @@ class HeaderConstants:
         attributes: dict[str, str | None] | None = None,
         conditions=None,
         width_splits: dict | None = None,
+        votes: frozenset[str] = frozenset(),
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr((
             sorted(values.items()), sorted(specifiers.items()), sorted(attributes.items(), key=str),
             conditions and (sorted(conditions.macros.items()), sorted(conditions.bodies.items())),
-            sorted(width_splits.items()),
+            sorted(width_splits.items()), sorted(votes),
         ))  # fmt: skip
-        return cls(values, hashlib.sha256(facts.encode()).hexdigest(), specifiers, attributes, conditions, width_splits)
+        digest = hashlib.sha256(facts.encode()).hexdigest()
+        return cls(values, digest, specifiers, attributes, conditions, width_splits, votes)
 
 
 _SPECIFIER = re.compile(r"(?<![\w$])__(global|device)__(?![\w$])")
@@ -410,8 +414,9 @@ def header_constants(headers: list[bytes], rocm_markers: Iterable[str] = ()) -> 
                     macros.setdefault(name, set()).add(text)
     constants = _settled(definitions, _one_value, {})  # constants defined from constants of other headers
     conditions, splits = _header_conditions(headers, macros, constants, frozenset(rocm_markers))
+    votes = frozenset(name for data in headers for name in vote_wrappers(data))
     return HeaderConstants.of(
-        constants, specifier_macros(macros), _project_attribute_macros(macros), conditions, splits
+        constants, specifier_macros(macros), _project_attribute_macros(macros), conditions, splits, votes
     )
 
 

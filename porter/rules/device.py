@@ -8,7 +8,8 @@ variable is classed by what its initialisers and assignments are built from.
 - GLOBAL: built from `blockIdx` too (a position in the grid)
 - LANE:   a lane id: THREAD `& 31`, `% 32`, `% WARP_SIZE`, `__lane_id()`, or named like one
 - WARP:   a warp id: THREAD `/ 32`, `>> 5`, `/ WARP_SIZE`, or named like one
-- MASK:   a lane mask: the result of `__ballot*`, `__activemask`, `__match_any*`
+- MASK:   a lane mask: the result of `__ballot*`, `__activemask`, `__match_any*`, or of a wrapper
+          of one (porter.rules.votes)
 
 Where tree-sitter gave up (ERROR nodes), the same classification runs over the file as a whole.
 """
@@ -26,13 +27,14 @@ import tree_sitter
 
 from porter.parse import captures, initializers
 from porter.rules.consteval import file_specifier_macros
+from porter.rules.votes import LIBRARY_MASKS, VOTE_CALLS, vote_pattern, vote_wrappers
 from porter.source import SourceFile
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
 LANE_NAME = re.compile(r"(?i)^(lane|lane_?id|lane_?idx|lane_?index|laneid|lid|lane_?no|lane_?num|thread_?lane)$")
 WARP_NAME = re.compile(r"(?i)^(warp|warp_?id|warp_?idx|warp_?index|warpid|wid|warp_?no|warp_?num|warp_?rank)$")
 SET_ATTRIBUTE_CALLS = ("cudaFuncSetAttribute", "hipFuncSetAttribute")  # a kernel's attributes, its LDS among them
-BALLOT_CALLS = ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync", "__match_any")
+BALLOT_CALLS = VOTE_CALLS
 SHUFFLE_CALLS = frozenset(
     {
         "__shfl_sync",
@@ -160,11 +162,13 @@ class DeviceFacts:
         root: tree_sitter.Node | None,
         constants=lambda: {},
         project_specifiers: dict[str, str] | None = None,
+        project_votes: frozenset[str] = frozenset(),
     ):
         self.source = source
         self.root = root
         self._constants = constants  # called once, when a named divisor needs its value
         self._project_specifiers = project_specifiers or {}
+        self._project_votes = project_votes
         self._shapes: dict[tuple[str, str], _ExpressionShape] = {}
 
     @cached_property
@@ -176,6 +180,34 @@ class DeviceFacts:
     @cached_property
     def constants(self) -> dict[str, int]:
         return self._constants()
+
+    @cached_property
+    def vote_wrappers(self) -> frozenset[str]:
+        """The functions and macros, of the file, its project's headers or a library, whose result
+        is a vote's mask, and which this file calls."""
+        data = self.source.data
+        known = {*LIBRARY_MASKS, *self._project_votes, *vote_wrappers(data)}
+        return frozenset(name for name in known if name.encode() in data)
+
+    @cached_property
+    def _vote_wrapper_call(self) -> re.Pattern[str] | None:
+        return vote_pattern(self.vote_wrappers)
+
+    @cached_property
+    def has_votes(self) -> bool:
+        """Does the file vote at all (an intrinsic, or a wrapper of one)?"""
+        data = self.source.data
+        return bool(self.vote_wrappers) or any(call.encode() in data for call in VOTE_CALLS)
+
+    def vote_in(self, text: str) -> str | None:
+        """The vote, or wrapper of one, that the expression's text calls."""
+        if "__" in text:
+            for call in VOTE_CALLS:
+                if call in text:
+                    return call
+        pattern = self._vote_wrapper_call
+        match = pattern.search(text) if pattern is not None else None
+        return match.group(1) if match else None
 
     def _named_warp_arithmetic(self, shape: str) -> set[VarClass]:
         """`% WS`, `& (WS - 1)`, `/ WS`, `>> LOG_WS` where the constant's value is the warp width.
@@ -395,7 +427,7 @@ class DeviceFacts:
         # `__`, `thread`): a file has tens of thousands of bindings, most of them plain
         own: set[VarClass] = set()
         intrinsics = "__" in text
-        if intrinsics and any(call in text for call in BALLOT_CALLS):
+        if (intrinsics or self._vote_wrapper_call is not None) and self.vote_in(text) is not None:
             own.add(VarClass.MASK)
         if "__lane_id" in text or "%laneid" in text:
             own.add(VarClass.LANE)

@@ -12,7 +12,7 @@ from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.device import BALLOT_CALLS, VarClass, call_arguments, int_value
+from porter.rules.device import VarClass, call_arguments, int_value
 from porter.rules.patterns import search_fast
 from porter.source import encoded_length
 
@@ -121,11 +121,14 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave64_targets:
         return
-    if not search_fast(data, (b"_sync", b"__ballot", b"__activemask", b"<<"), _FULL_MASK_LITERAL):
+    if not search_fast(data, (b"_sync", b"__ballot", b"__activemask", b"<<"), _FULL_MASK_LITERAL) and not (
+        ctx.device.vote_wrappers
+    ):
         return
     yield from _mask_arguments(ctx)
     yield from _mask_definitions(ctx)
-    if any(call.encode() in data for call in BALLOT_CALLS):  # a lane mask comes from a vote and nowhere else
+    if ctx.device.has_votes:  # a lane mask comes from a vote (or a wrapper of one) and nowhere else
+        yield from _narrow_vote_wrappers(ctx)
         yield from _truncated_votes(ctx)
         yield from _bit_ops(ctx)
         yield from _mask_receiving_parameters(ctx)
@@ -183,6 +186,7 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
                 message = f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits"
                 edits = _mask_edit(mask)
             yield FULL_MASK_32.finding(ctx, mask.start_byte, mask.end_byte, message, edits=edits)
+    yield from _masks_in_macro_bodies(ctx)
     for _, left, _, right in ctx.device.binaries(("==", "!=")):
         for side, other in ((left, right), (right, left)):
             if _is_full_mask_32(ctx, side) and VarClass.MASK in ctx.device.expression_classes(other):
@@ -190,6 +194,28 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
                     ctx, side.start_byte, side.end_byte, "a vote result compared with a 32-bit all-lanes mask",
                     edits=_mask_edit(side),
                 )  # fmt: skip
+
+
+_MASK_TAKING_CALL = re.compile(
+    rb"(?<![\w$])("
+    + b"|".join(name.encode() for name in sorted(MASK_TAKING))
+    + rb")\s*\(\s*(0[xX][fF]{8}[uU]?|~0[uU])\s*,"
+)
+
+
+def _masks_in_macro_bodies(ctx: FileContext) -> Iterable[Finding]:
+    """`#define VOTE(p) __ballot_sync(0xffffffff, (p))`: tree-sitter leaves a macro's body
+    unparsed, so its calls are read from the text."""
+    data = ctx.source.data
+    for body in captures("(preproc_arg) @body", ctx.parsed.root).get("body", []):
+        if b"_sync" not in data[body.start_byte : body.end_byte]:
+            continue
+        for match in _MASK_TAKING_CALL.finditer(data, body.start_byte, body.end_byte):
+            start, end = match.span(2)
+            yield FULL_MASK_32.finding(
+                ctx, start, end, f"`{match.group(1).decode()}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits",
+                edits=(Edit(start, end, portable.FULL_MASK.encode()),),
+            )  # fmt: skip
 
 
 def _mask_definitions(ctx: FileContext) -> Iterable[Finding]:
@@ -291,7 +317,7 @@ def _parameters_given_masks(ctx: FileContext) -> Iterable[tuple[tree_sitter.Node
             if index >= len(listed) or listed[index].id in seen:
                 continue
             text = ctx.source.text(argument.start_byte, argument.end_byte)
-            if VarClass.MASK in ctx.device.expression_classes(argument) or any(c in text for c in BALLOT_CALLS):
+            if VarClass.MASK in ctx.device.expression_classes(argument) or ctx.device.vote_in(text):
                 if (
                     listed[index].child_by_field_name("type") is not None
                     and listed[index].child_by_field_name("declarator") is not None
@@ -310,6 +336,26 @@ def _outside_parentheses(text: str) -> str:
     return text
 
 
+def _copies_a_mask(ctx: FileContext, value: tree_sitter.Node) -> bool:
+    """A copy of a mask into 32 bits truncates it as the vote's own result would, and so does a
+    part of one selected by lanes (`votes & below_me`, `votes | others`), which keeps bits 32-63
+    where the mask has them; a part selected by a constant (`votes & 1`) or shifted does not."""
+    while value.type == "parenthesized_expression" and value.named_child_count == 1:
+        value = value.named_children[0]
+    if value.type == "identifier":
+        return VarClass.MASK in ctx.device.expression_classes(value)
+    if value.type != "binary_expression":
+        return False
+    parts = [value.child_by_field_name(f) for f in ("left", "operator", "right")]
+    if None in parts or parts[1].type not in ("&", "|", "^"):
+        return False
+    left, right = parts[0], parts[2]
+    for mine, other in ((left, right), (right, left)):
+        if _copies_a_mask(ctx, mine) and ctx.value_of(other) is None:
+            return True
+    return False
+
+
 def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
     for declaration in captures("(declaration) @d", ctx.parsed.root).get("d", []):
         type_node = declaration.child_by_field_name("type")
@@ -323,9 +369,9 @@ def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
             if value is None:
                 continue
             text = ctx.source.text(value.start_byte, value.end_byte)
-            call = next((c for c in BALLOT_CALLS if c in text), None)
-            if call is None and value.type == "identifier" and VarClass.MASK in ctx.device.expression_classes(value):
-                call = f"`{text}` (a lane mask)"  # a copy of a mask into 32 bits truncates it the same way
+            call = ctx.device.vote_in(text)
+            if call is None and _copies_a_mask(ctx, value):
+                call = f"`{text}` (a lane mask)" if len(text) <= 40 else "a lane mask"
             # what the value does with the mask: a count or a comparison keeps 32 bits rightly
             outer = _outside_parentheses(text)
             if call is None or re.search(r"__popc|__ffs|__clz|!=|==|\?", outer):
@@ -337,6 +383,26 @@ def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
             break
 
 
+def _narrow_vote_wrappers(ctx: FileContext) -> Iterable[Finding]:
+    """`__device__ unsigned vote(bool p) { return __ballot(p); }`: a wrapper of a vote declared
+    to return 32 bits cuts every mask it hands on (a port's `__ballot_sync` shim, one branch per
+    platform inside). Its callers' variables are MSK002's own sites."""
+    wrappers = ctx.device.vote_wrappers
+    for info in ctx.device.functions if wrappers else ():
+        if not info.is_device or info.name.split("(")[0].strip() not in wrappers:
+            continue
+        type_node = info.node.child_by_field_name("type")
+        if type_node is None:
+            continue
+        type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
+        if THIRTY_TWO_BIT_TYPES.match(type_text):
+            yield MASK_TRUNCATED.finding(
+                ctx, type_node.start_byte, type_node.end_byte,
+                f"`{info.name.split('(')[0].strip()}` returns a vote, 64 bits on wave64, as `{type_text}`",
+                edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
+            )  # fmt: skip
+
+
 def _bit_ops(ctx: FileContext) -> Iterable[Finding]:
     for name, call in ctx.device.calls_named(BIT_OPS):
         arguments = call_arguments(call)
@@ -344,7 +410,7 @@ def _bit_ops(ctx: FileContext) -> Iterable[Finding]:
             continue
         argument = arguments[0]
         text = ctx.source.text(argument.start_byte, argument.end_byte)
-        if VarClass.MASK in ctx.device.expression_classes(argument) or any(c in text for c in BALLOT_CALLS):
+        if VarClass.MASK in ctx.device.expression_classes(argument) or ctx.device.vote_in(text):
             yield _bit_op_finding(ctx, name, call, argument)
 
 
@@ -483,8 +549,7 @@ def _narrow_mask_variable(ctx: FileContext, node: tree_sitter.Node) -> tree_sitt
 def _holds_a_vote(ctx: FileContext, node: tree_sitter.Node) -> bool:
     if VarClass.MASK in ctx.device.expression_classes(node):
         return True
-    text = ctx.source.text(node.start_byte, node.end_byte)
-    return any(call in text for call in BALLOT_CALLS)
+    return ctx.device.vote_in(ctx.source.text(node.start_byte, node.end_byte)) is not None
 
 
 def _kept_as_64_bit_mask(ctx: FileContext, node: tree_sitter.Node) -> bool:
