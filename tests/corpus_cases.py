@@ -8,7 +8,7 @@ from pathlib import Path
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 # `// expect: RULE …` at the default target; `// expect[gfx1100]: RULE …` when that target alone is scanned
 EXPECT = re.compile(rb"(?://|#|/\*)\s*expect(?:\[(\w+)\])?:\s*((?:[A-Z]+[0-9]+(?::\w+)?[ ]*)+)")
-CASE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h", ".hpp", ".cmake", ".py", ".txt"}
+CASE_SUFFIXES = {".cu", ".cuh", ".hip", ".cpp", ".h", ".hpp", ".cmake", ".py", ".txt"}
 
 
 def corpus_files() -> list[Path]:

@@ -1330,7 +1330,8 @@ def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
     if b"warpSize" not in ctx.source.data:
         return
     rocm7 = ctx.config.rocm_version.release >= (7, 0)
-    for node in identifiers_named(ctx.parsed.root, ctx.source.data, "warpSize"):
+    # `reduce<warpSize>(v)` parses its argument as a type: a type_identifier
+    for node in identifiers_named(ctx.parsed.root, ctx.source.data, "warpSize", ("identifier", "type_identifier")):
         if not _in_constant_context(ctx, node):
             continue
         yield CONSTEXPR_WARPSIZE.finding(
