@@ -370,10 +370,42 @@ def device_uses(ctx: FileContext) -> list[Finding]:
 def _all_uses(ctx: FileContext) -> Iterable[Finding]:
     if not search_fast(ctx.source.data, _MAY_ASSUME_32_NEEDLES, _MAY_ASSUME_32):
         return
-    yield from _arithmetic(ctx)
-    yield from _shuffles(ctx)
-    yield from _shared_arrays(ctx)
-    yield from _lane_loops(ctx)
+    uses = [*_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx)]
+    written_for_64 = _functions_naming_upper_lanes(ctx) if uses else set()
+    for finding in uses:
+        if finding.rule == HOST_WARPS_PER_BLOCK.id or not written_for_64:
+            yield finding
+        elif ctx.device.function_of(_node_at(ctx, finding)).node not in written_for_64:
+            yield finding
+
+
+def _node_at(ctx: FileContext, finding: Finding) -> tree_sitter.Node:
+    return ctx.parsed.root.descendant_for_byte_range(finding.span.start_byte, finding.span.end_byte)
+
+
+# a lane compared with one of lanes 32-63 (`lane == 32`, `lane_id >= 48`): the ends of a 32-lane
+# warp (`== 31`, `< 32`, `>= 32`) are is_last_lane_test's, and stay 32-lane assumptions
+_UPPER_LANE_TESTS = {
+    "==": range(32, 64), "!=": range(32, 64), ">": range(32, 63), "<=": range(32, 63), "<": range(33, 64), ">=": range(33, 64),
+}  # fmt: skip
+
+
+def _functions_naming_upper_lanes(ctx: FileContext) -> set:
+    """The functions that test a lane against one of lanes 32-63: on a 32-lane warp no lane is
+    there, so their author wrote them for 64-lane wavefronts, and their 32s are half-wavefronts
+    (AMD's own kernels pair `__shfl_xor(v, 16)` halves and write from `lane == 0 or lane == 32`)."""
+    found = set()
+    for node, left, operator, right in ctx.device.binaries(tuple(_UPPER_LANE_TESTS)):
+        for lane, other, op in ((left, right, operator), (right, left, _MIRRORED.get(operator, operator))):
+            value = int_value(other, ctx.source)
+            if value in _UPPER_LANE_TESTS[op] and _is_lane(ctx, unparenthesized(lane)):
+                function = ctx.device.function_of(node)
+                if function.node is not None:
+                    found.add(function.node)
+    return found
+
+
+_MIRRORED = {">": "<", "<": ">", ">=": "<=", "<=": ">="}
 
 
 def warp_constant_names(ctx: FileContext) -> set[str]:
@@ -424,7 +456,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
         if (operator, value) not in ARITHMETIC:
             continue
         on_device = facts.is_device_code(node) or _reads_thread_builtins(ctx, left)
-        if on_device and is_lane_arithmetic(ctx, node, left, operator):
+        if on_device and is_lane_arithmetic(ctx, node, left, operator) and not _bit_ladder_step(ctx, node, left):
             yield LANE_ARITHMETIC.finding(
                 ctx,
                 right.start_byte,
@@ -440,6 +472,28 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 f"`{short_text(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
                 edits=_rounding_edits(ctx, node, left, right, _host_warp_size(ctx, node)) if operator == "/" else (),
             )
+
+
+_BIT_ONE = re.compile(r"\s*&\s*(?:1|0x1)[uU]?\b")
+
+
+def _bit_ladder_step(ctx: FileContext, division: tree_sitter.Node, dividend: tree_sitter.Node) -> bool:
+    """`(lane / 32) & 1` beside `(lane / 16) & 1`: one step of a ladder of bit tests (a bitonic
+    sort's directions, stage by stage), bit 5 of the index as `/ 16` reads bit 4; not a warp's width,
+    and a warp width written in would reorder the sort."""
+    outer = division.parent
+    while outer is not None and outer.type == "parenthesized_expression":
+        outer = outer.parent
+    if outer is None or outer.type != "binary_expression":
+        return False
+    after = ctx.source.data[division.end_byte : outer.end_byte].decode("utf-8", "replace")
+    if not _BIT_ONE.fullmatch(after.lstrip(")")):
+        return False
+    function = ctx.device.function_of(division)
+    scope = function.node if function.node is not None else ctx.parsed.root
+    text = ctx.source.text(scope.start_byte, scope.end_byte)
+    operand = re.escape(ctx.source.text(dividend.start_byte, dividend.end_byte))
+    return re.search(rf"\(\s*{operand}\s*(?:/\s*16|>>\s*4)\s*\)\s*&\s*(?:1|0x1)[uU]?\b", text) is not None
 
 
 def _rounding_edits(
