@@ -240,6 +240,7 @@ def _analyze(
             project_constants=project.values if project else {},
             project_specifiers=project.specifiers if project else {},
             project_votes=project.votes if project else frozenset(),
+            project_shims=project.shims if project else None,
             project_width_splits=project.width_splits if project else {},
             project_conditions=project.conditions if project else None,
         )
@@ -344,7 +345,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
     """The integer constants of the tree's headers (a warp width defined in one header is used in
     another file), read with the project's own ROCm markers, which any of its sources may show."""
-    headers, sources = [], []
+    headers, sources, names = [], [], []
     for file in files:
         header = file.path.suffix.lower() in HEADER_SUFFIXES
         if not (header or file.kind.is_c_family):
@@ -357,7 +358,8 @@ def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
         sources.append(data)
         if header:
             headers.append(data)
-    return header_constants(headers, learned_rocm_markers(sources))
+            names.append(file.path.name)
+    return header_constants(headers, learned_rocm_markers(sources), names)
 
 
 def _size(path: Path) -> int:

@@ -9,6 +9,8 @@ from corpus_cases import CORPUS, corpus_files, expected_findings, other_targets
 from porter.parse import Context, parse
 from porter.rules import all_rules
 from porter.rules.branches import Branches, ProjectConditions, Side, learned_rocm_markers, marker_conditions
+from porter.rules.consteval import HEADER_SUFFIXES
+from porter.rules.names import ShimIndex, hip_shims
 from porter.rules.tables import load_tables
 from porter.source import SourceFile, kind_of
 
@@ -42,15 +44,18 @@ def test_every_cuda_name_with_a_hip_equivalent_is_reported(corpus_scan):
     sources = [(path, kind) for path in sorted(CORPUS.rglob("*")) if (kind := kind_of(path)) and kind.is_c_family]
     # a project's own NVIDIA-only arms (`#else` of its learned ROCm marker) are not to be ported
     markers = ProjectConditions(marker_conditions(learned_rocm_markers([p.read_bytes() for p, _ in sources])))
+    # names a project maps onto HIP's itself (its compat header) need no rename (test_project_facts.py)
+    shim_index = ShimIndex.of([(p.name, p.read_bytes()) for p, _ in sources if p.suffix in HEADER_SUFFIXES])
     for path, kind in sources:
         rel = path.relative_to(CORPUS).as_posix()
         parsed = parse(SourceFile.read(path, rel, kind))
         branches = Branches(parsed.source, parsed.root, markers)
+        shims = hip_shims(parsed.source.data) | shim_index.reachable_from(parsed.source.data)
         for match in IDENTIFIER.finditer(parsed.source.data):
             if markers.mentioned_in(parsed.source.data) and branches.side_at(match.start()) is Side.CUDA_ONLY:
                 continue
             entry = tables.identifiers.get(match.group().decode())
-            if entry is None or entry.hip is None:
+            if entry is None or entry.hip is None or entry.cuda in shims:
                 continue
             if parsed.context_at(match.start(), match.end()) not in (Context.CODE, Context.MACRO_BODY):
                 continue

@@ -130,3 +130,40 @@ def test_a_lambda_marked_through_a_specifier_macro_is_device_code(tmp_path):
         "}\n"
     )
     assert _rules_by_file(tmp_path)["launch.cu"] == [(6, "WRP001")]
+
+
+SHIM_HEADER = """#pragma once
+#ifdef __HIP_PLATFORM_AMD__
+#include <hip/hip_runtime.h>
+#define cudaMalloc hipMalloc
+typedef hipStream_t cudaStream_t;
+static inline hipError_t cudaFree(void* p) { return hipFree(p); }
+#endif
+"""
+USES = "void run(cudaStream_t s, void** p) { cudaMalloc(p, 64); cudaFree(*p); cudaDeviceSynchronize(); }\n"
+
+
+def _api_names(root) -> dict[str, list[str]]:
+    result = scan([root], Config(), deep=Deep.NEVER)
+    found: dict[str, list[str]] = {}
+    for finding in result.findings:
+        if finding.category == "api":
+            source = (root / finding.file).read_bytes()
+            found.setdefault(finding.file, []).append(source[finding.span.start_byte : finding.span.end_byte].decode())
+    return found
+
+
+def test_names_a_project_maps_onto_hip_itself_need_no_rename_where_its_header_is_included(tmp_path):
+    """A compat header's macro, alias and forwarding function (llama.cpp's vendors/hip.h, cupy's ROCm
+    backend): the files that include it, directly or through another header, use those names as
+    they are; a name it does not map stays a finding, and so does every name in a file that does not
+    include it."""
+    (tmp_path / "vendors").mkdir()
+    (tmp_path / "vendors" / "hip_compat.h").write_text(SHIM_HEADER)
+    (tmp_path / "common.h").write_text('#pragma once\n#include "vendors/hip_compat.h"\n')
+    (tmp_path / "through.cpp").write_text('#include "common.h"\n' + USES)
+    (tmp_path / "alone.cpp").write_text(USES)
+    found = _api_names(tmp_path)
+    assert found["through.cpp"] == ["cudaDeviceSynchronize"]
+    assert sorted(found["alone.cpp"]) == ["cudaDeviceSynchronize", "cudaFree", "cudaMalloc", "cudaStream_t"]
+    assert "vendors/hip_compat.h" not in found  # its definitions are the mapping, not uses to rename

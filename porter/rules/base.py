@@ -121,6 +121,8 @@ class FileContext:
     project_specifiers: dict[str, str] = field(default_factory=dict)
     # functions and macros of the project's headers whose result is a vote (porter.rules.votes)
     project_votes: frozenset[str] = frozenset()
+    # the project's headers that define CUDA names as HIP's (porter.rules.names.ShimIndex)
+    project_shims: object = None
     # warp widths the project's headers define apart for ROCm's device and host passes (branches.PassSplit)
     project_width_splits: dict = field(default_factory=dict)
     # the platform and condition macros of the project's headers (branches.ProjectConditions)

@@ -21,6 +21,7 @@ import tree_sitter
 
 from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
+from porter.rules.names import ShimIndex
 from porter.rules.tables import read_data
 from porter.rules.votes import vote_wrappers
 from porter.source import FileKind, SourceFile
@@ -245,6 +246,7 @@ class HeaderConstants:
     conditions: object = None  # branches.ProjectConditions
     width_splits: dict = field(default_factory=dict)  # name -> branches.PassSplit
     votes: frozenset[str] = frozenset()  # functions and macros whose result is a vote (votes.vote_wrappers)
+    shims: object = None  # the headers that define CUDA names as HIP's (names.ShimIndex)
 
     @classmethod
     def of(
@@ -255,15 +257,17 @@ class HeaderConstants:
         conditions=None,
         width_splits: dict | None = None,
         votes: frozenset[str] = frozenset(),
+        shims=None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr((
             sorted(values.items()), sorted(specifiers.items()), sorted(attributes.items(), key=str),
             conditions and (sorted(conditions.macros.items()), sorted(conditions.bodies.items())),
             sorted(width_splits.items()), sorted(votes),
+            shims and (sorted(shims.shims.items()), sorted(shims.includes.items())),
         ))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
-        return cls(values, digest, specifiers, attributes, conditions, width_splits, votes)
+        return cls(values, digest, specifiers, attributes, conditions, width_splits, votes, shims)
 
 
 _SPECIFIER = re.compile(r"(?<![\w$])__(global|device)__(?![\w$])")
@@ -397,12 +401,15 @@ def _header_definitions(data: bytes, pattern: re.Pattern[bytes], anchored) -> It
 _CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
 
 
-def header_constants(headers: list[bytes], rocm_markers: Iterable[str] = ()) -> HeaderConstants:
+def header_constants(
+    headers: list[bytes], rocm_markers: Iterable[str] = (), names: list[str] | None = None
+) -> HeaderConstants:
     """Integer constants the project's headers define, for the files that include them.
 
     Names defined with two different values (per-platform branches, per-file variants) are
     dropped: which one a file sees depends on what it includes and how it is compiled.
-    `rocm_markers` are the project's own macros for "compiled by HIP" (branches.learned_rocm_markers).
+    `rocm_markers` are the project's own macros for "compiled by HIP" (branches.learned_rocm_markers);
+    `names`, the headers' file names, place the CUDA names they map onto HIP's (names.ShimIndex).
     """
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
@@ -415,8 +422,9 @@ def header_constants(headers: list[bytes], rocm_markers: Iterable[str] = ()) -> 
     constants = _settled(definitions, _one_value, {})  # constants defined from constants of other headers
     conditions, splits = _header_conditions(headers, macros, constants, frozenset(rocm_markers))
     votes = frozenset(name for data in headers for name in vote_wrappers(data))
+    shims = ShimIndex.of(list(zip(names, headers, strict=True))) if names is not None else None
     return HeaderConstants.of(
-        constants, specifier_macros(macros), _project_attribute_macros(macros), conditions, splits, votes
+        constants, specifier_macros(macros), _project_attribute_macros(macros), conditions, splits, votes, shims
     )
 
 

@@ -8,12 +8,14 @@ a string. This works in files whose parse has ERROR nodes, since the token is st
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from porter.findings import Edit
 from porter.parse import Context
 from porter.rules.tables import NameEntry
+from porter.source import IDENTIFIER_BYTES
 
 if TYPE_CHECKING:
     from porter.rules.base import FileContext
@@ -33,15 +35,106 @@ def find_table_names(ctx: FileContext) -> list[NameHit]:
     if not ctx.source.kind.is_c_family:
         return []
     identifiers = ctx.tables.identifiers
+    index = ctx.project_shims
+    shims = hip_shims(ctx.source.data) | (index.reachable_from(ctx.source.data) if index else frozenset())
     hits: list[NameHit] = []
     for start, end, name in ctx.tables.candidates(ctx.source.data):
         entry = identifiers.get(name)
-        if entry is None:
+        if entry is None or name in shims:
             continue
         context = ctx.parsed.context_at(start, end)
         if context in NAME_CONTEXTS:
             hits.append(NameHit(start, end, entry, context))
     return hits
+
+
+# `#define cudaMalloc hipMalloc`, `typedef __hip_bfloat162 __nv_bfloat162;`, `using cudaStream_t =
+# hipStream_t;`: a project's own mapping of a CUDA name onto HIP's (llama.cpp's vendors/hip.h holds
+# 142 of them; AMD's own kernels alias CUDA's bf16 types). Value first, name second for typedefs.
+_DEFINED_AS = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:\([^)\n]*\))?[ \t]+\(?[ \t]*(\w+)", re.M)
+_TYPEDEF_AS = re.compile(rb"\btypedef[ \t]+(?:struct[ \t]+|const[ \t]+)?(\w+)[ \t*&]+(\w+)[ \t]*;")
+_USING_AS = re.compile(rb"\busing[ \t]+(\w+)[ \t]*=[ \t]*(?:struct[ \t]+|const[ \t]+)?(\w+)")
+# `cusparseStatus_t cusparseCreate(cusparseHandle_t* h) { return hipsparseCreate(h); }`: a function of
+# the CUDA name whose first statement returns HIP's (cupy's ROCm backend headers hold hundreds); found
+# from the `{ return hip…` and read back to the name, since a search from every name is slow
+_RETURNS_HIP = re.compile(
+    rb"\{[ \t\r\n]*return[ \t]+(?:(?:static|reinterpret)_cast<[^<>;]*>[ \t]*\(|\([ \t]*\w+[ \t*]*\)[ \t]*)?[ \t]*"
+    rb"(?:__hip|hip|HIP|roc|ROC)[A-Za-z0-9_]"
+)
+_FUNCTION_HEAD = re.compile(rb"(\w+)[ \t]*\((?:[^(){};]|\([^(){};]*\))*\)[ \t\r\n]*(?:const[ \t\r\n]*)?$")
+_HIP_SPELLED = re.compile(rb"(?:__hip|hip|HIP|roc|ROC)[A-Za-z0-9_]")
+_HEAD_WINDOW = 300  # bytes before a body's `{` where its function's name and parameters are looked for
+
+
+def _names_hip(data: bytes) -> bool:
+    """Does a name start with `hip`, `HIP` or `__hip` (not `chip`, `relationship`)? A byte search per
+    occurrence: a regex with a look-behind would test every byte of every file."""
+    for needle in (b"hip", b"HIP"):
+        at = data.find(needle)
+        while at >= 0:
+            if at == 0 or data[at - 1] not in IDENTIFIER_BYTES or data[max(0, at - 2) : at] == b"__":
+                return True
+            at = data.find(needle, at + 3)
+    return False
+
+
+def hip_shims(data: bytes) -> frozenset[str]:
+    """The names `data` defines as a HIP spelling: the project maps them itself, so their uses need
+    no rename (and renaming a definition's own name would only define HIP's name as itself). Read
+    from the text, so a project's headers (consteval.header_constants) and a broken parse alike."""
+    if not _names_hip(data):
+        return frozenset()
+    found = [(name, value) for name, value in _DEFINED_AS.findall(data)]
+    found += [(name, value) for value, name in _TYPEDEF_AS.findall(data)]
+    found += _USING_AS.findall(data)
+    shims = {name.decode() for name, value in found if _HIP_SPELLED.match(value) and name != value}
+    for body in _RETURNS_HIP.finditer(data):
+        head = _FUNCTION_HEAD.search(data, max(0, body.start() - _HEAD_WINDOW), body.start())
+        if head is not None:
+            shims.add(head.group(1).decode())
+    return frozenset(shims)
+
+
+_INCLUDED = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
+
+
+def _included_names(data: bytes) -> frozenset[str]:
+    """The file names (without their folders) of what `data` includes."""
+    return frozenset(path.rsplit(b"/", 1)[-1].decode("utf-8", "replace") for path in _INCLUDED.findall(data))
+
+
+@dataclass(frozen=True)
+class ShimIndex:
+    """A project's headers that map CUDA names onto HIP's (hip_shims), and what each header
+    includes: a file sees the shims of the headers it reaches by its includes. Headers are known by
+    file name alone (`vendors/hip.h` is `hip.h`): two headers of one name count as one."""
+
+    shims: dict[str, frozenset[str]]
+    includes: dict[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, headers: list[tuple[str, bytes]]) -> ShimIndex | None:
+        shims = {name: found for name, data in headers if (found := hip_shims(data))}
+        if not shims:
+            return None
+        includes: dict[str, frozenset[str]] = {}
+        for name, data in headers:
+            includes[name] = includes.get(name, frozenset()) | _included_names(data)
+        return cls(shims, includes)
+
+    def reachable_from(self, data: bytes) -> frozenset[str]:
+        """The shims of the headers `data` includes, directly or through other headers."""
+        found: set[str] = set()
+        seen: set[str] = set()
+        waiting = list(_included_names(data))
+        while waiting:
+            name = waiting.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            found |= self.shims.get(name, frozenset())
+            waiting.extend(self.includes.get(name, ()))
+        return frozenset(found)
 
 
 @dataclass(frozen=True)

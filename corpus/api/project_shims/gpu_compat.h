@@ -1,0 +1,18 @@
+// A project's own compatibility header (the shape of llama.cpp's vendors/hip.h and cupy's ROCm
+// backend headers): on HIP it maps the CUDA names it uses onto HIP's, by macro, alias and
+// forwarding function. Those names need no rename; the ones it forgot do. Written for porter.
+#pragma once
+#if defined(__HIP_PLATFORM_AMD__)
+#include <hip/hip_runtime.h>
+#include <hip/hip_bf16.h>
+#define cudaMalloc hipMalloc
+#define cudaStream_t hipStream_t
+typedef __hip_bfloat162 __nv_bfloat162;
+using __nv_bfloat16 = __hip_bfloat16;
+static inline hipError_t cudaStreamSynchronize(hipStream_t stream) {
+  return hipStreamSynchronize(stream);
+}
+#else
+#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+#endif
