@@ -20,7 +20,7 @@ from porter.findings import Edit, Engine, Finding, FixKind, Severity
 from porter.rules.consteval import evaluate, named_value
 from porter.rules.device import int_value, literal_value
 from porter.rules.project import ProjectFacts
-from porter.source import SNIPPET_BYTES
+from porter.source import SNIPPET_BYTES, FileKind
 
 T = TypeVar("T")
 
@@ -104,6 +104,7 @@ def _dedent(text: str) -> str:
 COMPAT_HEADER = "porter_compat.h"
 WMMA_HEADER = "porter_wmma.h"  # nvcuda::wmma on MFMA, written beside the compat header where a tree uses it
 CMAKE_MODULE = "porter_gpu.cmake"  # convert writes it at the root of a portable tree with CMake files
+CUDA_INCLUDE = re.compile(rb"#\s*include\s*[<\"](?:cuda|cub/|thrust/|cooperative_groups|mma\.h|crt/)")
 COMPAT_INCLUDE = re.compile(rb'#\s*include\s*"(?:[^"]*/)?porter_compat\.h"')
 
 
@@ -140,6 +141,17 @@ class FileContext:
     def portable(self) -> bool:
         """Does the file include porter's compat header (a portable port already)?"""
         return COMPAT_INCLUDE.search(self.source.data) is not None
+
+    @cached_property
+    def written_for_hip(self) -> bool:
+        """A .hip file, or one that includes HIP's runtime and nothing of CUDA's: code its authors
+        wrote for HIP, not a CUDA source to port."""
+        from porter.rules.branches import HIP_INCLUDE
+
+        if self.source.kind is FileKind.HIP:
+            return True
+        data = self.source.data
+        return HIP_INCLUDE.search(data) is not None and CUDA_INCLUDE.search(data) is None
 
     @cached_property
     def device(self):

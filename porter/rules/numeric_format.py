@@ -159,12 +159,40 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not any(needle in data for needle in _HALF_INTERNAL_NEEDLES):
         return
     for match in _code_matches(ctx, _HALF_INTERNAL):
+        if match.group().lstrip(b".").strip() == b"__x" and not _half_member(ctx, match.start()):
+            continue
         yield HALF_INTERNALS.finding(
             ctx,
             match.start(),
             match.end(),
             f"`{match.group().decode(errors='replace')}` depends on CUDA's layout of half types",
         )
+
+
+def _half_member(ctx: FileContext, at: int) -> bool:
+    """Is the `.__x` at `at` CUDA's half internals, which HIP's `__half` keeps protected? Not in a file
+    written for HIP (its author compiled it there), nor on an FP8 value (`__x` is the raw byte of
+    CUDA's `__nv_fp8_e4m3` and of HIP's `__hip_fp8_e4m3` alike, and hip-clang takes it): the line
+    names an FP8 type, or the object is declared with one in its function."""
+    if ctx.written_for_hip:
+        return False
+    data = ctx.source.data
+    line_start = data.rfind(b"\n", 0, at) + 1
+    line_end = data.find(b"\n", at)
+    line = data[line_start : line_end if line_end >= 0 else len(data)]
+    if b"fp8" in line.split(b"//")[0].lower():
+        return False
+    owner = re.search(rb"(\w+)\s*(?:\[[^\]]*\])?\s*$", data[line_start:at])
+    if owner is None:
+        return True
+    node = ctx.parsed.root.descendant_for_byte_range(at, at) if ctx.parsed.root is not None else None
+    function = ctx.device.function_of(node) if node is not None else None
+    start = function.node.start_byte if function is not None and function.node is not None else 0
+    # `__nv_fp8_e4m3 q(v)`, `const FP8_TYPE& val`, `__nv_fp8_e4m3 f0, f1, f2`
+    declared = re.compile(
+        rb"fp8\w*[\s&*]+(?:const\s+)?(?:\w+\s*(?:\([^()]*\))?\s*,\s*)*" + re.escape(owner.group(1)) + rb"\b", re.I
+    )
+    return declared.search(data, start, at) is None
 
 
 def _code_matches(ctx: FileContext, patterns: tuple[re.Pattern[bytes], ...]):

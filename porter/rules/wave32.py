@@ -23,7 +23,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.branches import CUDA, HIP_INCLUDE, RDNA
+from porter.rules.branches import CUDA, RDNA
 from porter.rules.consteval import evaluate
 from porter.rules.device import IDENT, binary_parts, shuffle_operands
 from porter.rules.warp_size import (
@@ -39,7 +39,6 @@ from porter.rules.warp_size import (
     upper_bound,
     warp_value,
 )
-from porter.source import FileKind
 
 ASSUMES_64_LANES = Rule(
     id="WRP015",
@@ -102,22 +101,11 @@ def _written_for_rocm(ctx: FileContext, finding: Finding, live: dict[str, bool |
     compile (`live`: where the finding's code is compiled), or a width the project sets to 64 on its
     ROCm side alone (`#ifdef USE_ROCM` / `#define WARP_SIZE 64`). In code NVIDIA compiles too, a 64
     is threads, a tile or bits."""
-    if _hip_file(ctx) or live.get(CUDA.name) is False:
+    if ctx.written_for_hip or live.get(CUDA.name) is False:
         return True
     split = _rdna_macro_values(ctx)
     site = ctx.source.text(finding.span.start_byte, finding.span.end_byte)
     return any(name in split for name in IDENT.findall(site))
-
-
-def _hip_file(ctx: FileContext) -> bool:
-    """A .hip file, or one that includes HIP's runtime and nothing of CUDA's."""
-    if ctx.source.kind is FileKind.HIP:
-        return True
-    data = ctx.source.data
-    return HIP_INCLUDE.search(data) is not None and _CUDA_INCLUDE.search(data) is None
-
-
-_CUDA_INCLUDE = re.compile(rb"#\s*include\s*[<\"](?:cuda|cub/|thrust/|cooperative_groups|mma\.h|crt/)")
 
 
 def rdna_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
