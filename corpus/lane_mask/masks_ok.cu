@@ -15,3 +15,9 @@ __device__ uint32_t hash32(uint32_t x) {
 }
 
 __device__ uint32_t bit_of(uint32_t word, int b) { return (word >> b) & 1u << 0; }
+
+// the active mask is what the shuffle is given; the int it returns is a value, not a mask
+__device__ int neighbour_index(int index) {
+  int other = __shfl_down_sync(__activemask(), index, 1);  // expect: SYN001 SYN001
+  return other > index ? other : index;
+}

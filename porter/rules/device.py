@@ -35,6 +35,7 @@ LANE_NAME = re.compile(r"(?i)^(lane|lane_?id|lane_?idx|lane_?index|laneid|lid|la
 WARP_NAME = re.compile(r"(?i)^(warp|warp_?id|warp_?idx|warp_?index|warpid|wid|warp_?no|warp_?num|warp_?rank)$")
 SET_ATTRIBUTE_CALLS = ("cudaFuncSetAttribute", "hipFuncSetAttribute")  # a kernel's attributes, its LDS among them
 BALLOT_CALLS = VOTE_CALLS
+_ACTIVEMASK_ARGUMENT = re.compile(r"_sync\s*\(\s*__activemask\s*\(\s*\)")
 SHUFFLE_CALLS = frozenset(
     {
         "__shfl_sync",
@@ -200,7 +201,10 @@ class DeviceFacts:
         return bool(self.vote_wrappers) or any(call.encode() in data for call in VOTE_CALLS)
 
     def vote_in(self, text: str) -> str | None:
-        """The vote, or wrapper of one, that the expression's text calls."""
+        """The vote, or wrapper of one, that the expression's text calls (not `__activemask()` as the
+        mask a `_sync` intrinsic is given: `__shfl_down_sync(__activemask(), v, 1)` is a value)."""
+        if "__activemask" in text:
+            text = _ACTIVEMASK_ARGUMENT.sub("_sync(", text)
         if "__" in text:
             for call in VOTE_CALLS:
                 if call in text:
