@@ -27,7 +27,7 @@ import tree_sitter
 
 from porter.parse import captures, initializers
 from porter.rules.consteval import file_specifier_macros
-from porter.rules.votes import LIBRARY_MASKS, VOTE_CALLS, vote_pattern, vote_wrappers
+from porter.rules.votes import LIBRARY_MASKS, VOTE_CALLS, mentions_votes, vote_pattern, vote_wrappers
 from porter.source import SourceFile
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -197,8 +197,7 @@ class DeviceFacts:
     @cached_property
     def has_votes(self) -> bool:
         """Does the file vote at all (an intrinsic, or a wrapper of one)?"""
-        data = self.source.data
-        return bool(self.vote_wrappers) or any(call.encode() in data for call in VOTE_CALLS)
+        return bool(self.vote_wrappers) or mentions_votes(self.source.data)
 
     def vote_in(self, text: str) -> str | None:
         """The vote, or wrapper of one, that the expression's text calls (not `__activemask()` as the

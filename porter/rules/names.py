@@ -35,17 +35,22 @@ def find_table_names(ctx: FileContext) -> list[NameHit]:
     if not ctx.source.kind.is_c_family:
         return []
     identifiers = ctx.tables.identifiers
-    index = ctx.project_shims
-    shims = hip_shims(ctx.source.data) | (index.reachable_from(ctx.source.data) if index else frozenset())
     hits: list[NameHit] = []
     for start, end, name in ctx.tables.candidates(ctx.source.data):
         entry = identifiers.get(name)
-        if entry is None or name in shims:
+        if entry is None:
             continue
         context = ctx.parsed.context_at(start, end)
         if context in NAME_CONTEXTS:
             hits.append(NameHit(start, end, entry, context))
-    return hits
+    shims = _shims_seen_by(ctx) if hits else frozenset()
+    return [hit for hit in hits if hit.entry.cuda not in shims] if shims else hits
+
+
+def _shims_seen_by(ctx: FileContext) -> frozenset[str]:
+    """The CUDA names the file, or a header it reaches, maps onto HIP's itself (ShimIndex)."""
+    index = ctx.project_shims
+    return hip_shims(ctx.source.data) | (index.reachable_from(ctx.source.data) if index else frozenset())
 
 
 # `#define cudaMalloc hipMalloc`, `typedef __hip_bfloat162 __nv_bfloat162;`, `using cudaStream_t =

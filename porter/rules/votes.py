@@ -23,7 +23,7 @@ VOTE_CALLS = ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "
 LIBRARY_MASKS = ("WARP_BALLOT", "getLaneMaskLt", "getLaneMaskLe", "getLaneMaskGt", "getLaneMaskGe")
 
 _VOTE = "|".join(VOTE_CALLS)
-_NEEDLES = tuple(call.encode() for call in VOTE_CALLS)
+_NEEDLES = (b"__ballot", b"__activemask", b"__match_a")  # every name of VOTE_CALLS holds one
 # `#define NAME(args) body`, the body with its continuation lines
 _FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 _RETURNED_VOTE = re.compile(rb"(?<![\w$])return\b[^;{}]*?(?<![\w$])(?:" + _VOTE.encode() + rb")\s*\(")
