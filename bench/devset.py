@@ -38,7 +38,7 @@ def measure() -> tuple[dict[str, Counter], int, float]:
     result = scan([DEVSET], Config(), jobs=1)
     rules = all_rules()
     counts: dict[str, Counter] = {}
-    files = sorted(p for p in DEVSET.iterdir() if p.suffix in (".cu", ".h"))
+    files = sorted(p for p in DEVSET.iterdir() if p.suffix in (".cu", ".h", ".hip"))
     for path in files:
         expected = set(expected_findings(path, with_libclang=False))
         actual = {(f.line, f.rule) for f in result.findings if f.file == path.name}
@@ -95,6 +95,9 @@ def render(counts: dict[str, Counter], files: int, seconds: float) -> str:
         "",
         f"subwarp_masks.cu (masks shifted in 32 bits by counts built from a lane), against porter at {SHIFTED_MASKS['commit']}:",
         f"lane-mask recall {SHIFTED_MASKS['recall']} ({SHIFTED_MASKS['why']}).",
+        "",
+        f"ballot_count.cu's lane-selected part of a ballot and written_for_wave64.hip (HIP kernels written for 64 lanes), against porter at {WRITTEN_FOR_64['commit']}:",
+        f"{WRITTEN_FOR_64['result']} ({WRITTEN_FOR_64['why']}).",
     ]
     return "\n".join(lines) + "\n"
 
@@ -113,6 +116,13 @@ SHIFTED_MASKS = {
     "commit": "7e45c9f",
     "recall": "0/2",
     "why": "MSK004 took only `1 << lane`: `(2 << lane) - 1` and `((1u << K) - 1) << (K * group)` went unreported",
+}
+
+WRITTEN_FOR_64 = {
+    "commit": "8f003e8",
+    "result": "lane-mask recall 16/17, warp-size precision 29/32",
+    "why": "`unsigned below = votes & lanes_below` kept the ballot's part in 32 bits unreported; a bitonic ladder's "
+    "`(lane / 32) & 1` and a kernel pairing half-wavefronts (`lane == 32`) read as 32-lane warps",
 }
 
 # measured once, by hand, with the same files and porter at the commit before this work
