@@ -154,6 +154,16 @@ class FileContext:
         return HIP_INCLUDE.search(data) is not None and CUDA_INCLUDE.search(data) is None
 
     @cached_property
+    def hip_shims(self) -> frozenset[str]:
+        """The CUDA names the file, or a project header it reaches, maps onto HIP's itself
+        (porter.rules.names.ShimIndex): renaming or enabling them for HIP is the project's own work."""
+        from porter.rules.names import hip_shims
+
+        index = self.project_shims
+        data = self.source.data
+        return hip_shims(data) | (index.reachable_from(data) if index else frozenset())
+
+    @cached_property
     def device(self):
         from porter.rules.device import DeviceFacts
 

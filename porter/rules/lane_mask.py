@@ -170,7 +170,8 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
     from porter.rules.warp_size import half_wave_guard
 
     wrappers = _mask_wrappers(ctx)
-    calls = [(name, call, 0) for name, call in ctx.device.calls_named(MASK_TAKING)]
+    shims = ctx.hip_shims  # a project macro that drops the mask for HIP (`__ballot_sync(m, p) __ballot(p)`)
+    calls = [(name, call, 0) for name, call in ctx.device.calls_named(MASK_TAKING - shims)]
     calls += [(name, call, wrappers[name]) for name, call in ctx.device.calls_named(tuple(wrappers))]
     for name, call, index in sorted(calls, key=lambda item: item[1].start_byte):
         arguments = call_arguments(call)

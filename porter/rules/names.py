@@ -43,20 +43,18 @@ def find_table_names(ctx: FileContext) -> list[NameHit]:
         context = ctx.parsed.context_at(start, end)
         if context in NAME_CONTEXTS:
             hits.append(NameHit(start, end, entry, context))
-    shims = _shims_seen_by(ctx) if hits else frozenset()
+    shims = ctx.hip_shims if hits else frozenset()
     return [hit for hit in hits if hit.entry.cuda not in shims] if shims else hits
-
-
-def _shims_seen_by(ctx: FileContext) -> frozenset[str]:
-    """The CUDA names the file, or a header it reaches, maps onto HIP's itself (ShimIndex)."""
-    index = ctx.project_shims
-    return hip_shims(ctx.source.data) | (index.reachable_from(ctx.source.data) if index else frozenset())
 
 
 # `#define cudaMalloc hipMalloc`, `typedef __hip_bfloat162 __nv_bfloat162;`, `using cudaStream_t =
 # hipStream_t;`: a project's own mapping of a CUDA name onto HIP's (llama.cpp's vendors/hip.h holds
 # 142 of them; AMD's own kernels alias CUDA's bf16 types). Value first, name second for typedefs.
-_DEFINED_AS = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:\([^)\n]*\))?[ \t]+\(?[ \t]*(\w+)", re.M)
+_DEFINED_AS = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:\([^)\n]*\))?(?:[ \t]|\\\r?\n)+\(?[ \t]*"
+    rb"(?:static_cast[ \t]*<[^<>\n]*>[ \t]*\(?[ \t]*)?(\w+)",
+    re.M,
+)
 _TYPEDEF_AS = re.compile(rb"\btypedef[ \t]+(?:struct[ \t]+|const[ \t]+)?(\w+)[ \t*&]+(\w+)[ \t]*;")
 _USING_AS = re.compile(rb"\busing[ \t]+(\w+)[ \t]*=[ \t]*(?:struct[ \t]+|const[ \t]+)?(\w+)")
 # `cusparseStatus_t cusparseCreate(cusparseHandle_t* h) { return hipsparseCreate(h); }`: a function of
@@ -67,7 +65,10 @@ _RETURNS_HIP = re.compile(
     rb"(?:__hip|hip|HIP|roc|ROC)[A-Za-z0-9_]"
 )
 _FUNCTION_HEAD = re.compile(rb"(\w+)[ \t]*\((?:[^(){};]|\([^(){};]*\))*\)[ \t\r\n]*(?:const[ \t\r\n]*)?$")
-_HIP_SPELLED = re.compile(rb"(?:__hip|hip|HIP|roc|ROC)[A-Za-z0-9_]")
+# a HIP spelling, or one of the warp intrinsics HIP has without a mask (a port's
+# `#define __ballot_sync(mask, p) __ballot(p)`: the `_sync` form, its mask and its ROCm version
+# requirement never reach HIP)
+_HIP_SPELLED = re.compile(rb"(?:__hip|hip|HIP|roc|ROC)[A-Za-z0-9_]|__(?:ballot|shfl(?:_up|_down|_xor)?|any|all)$")
 _HEAD_WINDOW = 300  # bytes before a body's `{` where its function's name and parameters are looked for
 
 

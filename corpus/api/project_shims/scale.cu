@@ -9,6 +9,11 @@ __global__ void scale(__nv_bfloat162* pairs, __nv_bfloat16* singles, int n) {
   if (i < n / 2) pairs[i] = pairs[i];
 }
 
+__global__ void count_nonzero(const int* flags, int* total) {
+  unsigned long long votes = __ballot_sync(0xffffffffu, flags[threadIdx.x] != 0);
+  if (threadIdx.x == 0) atomicAdd(total, __popcll(votes));
+}
+
 cudaError_t run(cudaStream_t stream, int n) {  // expect: API003
   void* buffer;
   cudaMalloc(&buffer, n * sizeof(__nv_bfloat16));
