@@ -138,9 +138,23 @@ SHIM_HEADER = """#pragma once
 #define cudaMalloc hipMalloc
 typedef hipStream_t cudaStream_t;
 static inline hipError_t cudaFree(void* p) { return hipFree(p); }
+static inline hipError_t cudaMemcpy2DAsync(void*        destination,
+                                           size_t       destination_pitch,
+                                           const void*  source,
+                                           size_t       source_pitch,
+                                           size_t       width_in_bytes,
+                                           size_t       height_in_rows,
+                                           hipMemcpyKind direction_of_the_copy,
+                                           hipStream_t  stream_to_order_it_on) {
+  return hipMemcpy2DAsync(destination, destination_pitch, source, source_pitch, width_in_bytes,
+                          height_in_rows, direction_of_the_copy, stream_to_order_it_on);
+}
 #endif
 """
-USES = "void run(cudaStream_t s, void** p) { cudaMalloc(p, 64); cudaFree(*p); cudaDeviceSynchronize(); }\n"
+USES = (
+    "void run(cudaStream_t s, void** p) { cudaMalloc(p, 64); cudaFree(*p); cudaDeviceSynchronize(); }\n"
+    "void copy(void* d, void* h, cudaStream_t s) { cudaMemcpy2DAsync(d, 64, h, 64, 64, 4, hipMemcpyDefault, s); }\n"
+)
 
 
 def _api_names(root) -> dict[str, list[str]]:
@@ -154,8 +168,8 @@ def _api_names(root) -> dict[str, list[str]]:
 
 
 def test_names_a_project_maps_onto_hip_itself_need_no_rename_where_its_header_is_included(tmp_path):
-    """A compat header's macro, alias and forwarding function (llama.cpp's vendors/hip.h, cupy's ROCm
-    backend): the files that include it, directly or through another header, use those names as
+    """A compat header's macro, alias and forwarding functions (llama.cpp's vendors/hip.h, cupy's ROCm
+    backend, whose forwarding functions list their parameters over many lines): the files that include it, directly or through another header, use those names as
     they are; a name it does not map stays a finding, and so does every name in a file that does not
     include it."""
     (tmp_path / "vendors").mkdir()
@@ -165,5 +179,7 @@ def test_names_a_project_maps_onto_hip_itself_need_no_rename_where_its_header_is
     (tmp_path / "alone.cpp").write_text(USES)
     found = _api_names(tmp_path)
     assert found["through.cpp"] == ["cudaDeviceSynchronize"]
-    assert sorted(found["alone.cpp"]) == ["cudaDeviceSynchronize", "cudaFree", "cudaMalloc", "cudaStream_t"]
+    assert sorted(found["alone.cpp"]) == [
+        "cudaDeviceSynchronize", "cudaFree", "cudaMalloc", "cudaMemcpy2DAsync", "cudaStream_t", "cudaStream_t"
+    ]  # fmt: skip
     assert "vendors/hip_compat.h" not in found  # its definitions are the mapping, not uses to rename

@@ -64,12 +64,11 @@ _RETURNS_HIP = re.compile(
     rb"\{[ \t\r\n]*return[ \t]+(?:(?:static|reinterpret)_cast<[^<>;]*>[ \t]*\(|\([ \t]*\w+[ \t*]*\)[ \t]*)?[ \t]*"
     rb"(?:__hip|hip|HIP|roc|ROC)[A-Za-z0-9_]"
 )
-_FUNCTION_HEAD = re.compile(rb"(\w+)[ \t]*\((?:[^(){};]|\([^(){};]*\))*\)[ \t\r\n]*(?:const[ \t\r\n]*)?$")
 # a HIP spelling, or one of the warp intrinsics HIP has without a mask (a port's
 # `#define __ballot_sync(mask, p) __ballot(p)`: the `_sync` form, its mask and its ROCm version
 # requirement never reach HIP)
 _HIP_SPELLED = re.compile(rb"(?:__hip|hip|HIP|roc|ROC)[A-Za-z0-9_]|__(?:ballot|shfl(?:_up|_down|_xor)?|any|all)$")
-_HEAD_WINDOW = 300  # bytes before a body's `{` where its function's name and parameters are looked for
+_HEAD_WINDOW = 4096  # bytes before a body's `{` where its function's name and parameters are looked for
 
 
 def _names_hip(data: bytes) -> bool:
@@ -95,10 +94,36 @@ def hip_shims(data: bytes) -> frozenset[str]:
     found += _USING_AS.findall(data)
     shims = {name.decode() for name, value in found if _HIP_SPELLED.match(value) and name != value}
     for body in _RETURNS_HIP.finditer(data):
-        head = _FUNCTION_HEAD.search(data, max(0, body.start() - _HEAD_WINDOW), body.start())
-        if head is not None:
-            shims.add(head.group(1).decode())
+        name = _function_named_before(data, body.start())
+        if name is not None:
+            shims.add(name)
     return frozenset(shims)
+
+
+def _function_named_before(data: bytes, brace: int) -> str | None:
+    """The name of the function whose body opens at `brace`: `name(parameters) {`, the parameters
+    matched back from their `)` (cupy's forwarding functions list a dozen on as many lines)."""
+    at = brace - 1
+    while at >= 0 and data[at] in b" \t\r\n":
+        at -= 1
+    if at < 0 or data[at] != 0x29:  # )
+        return None
+    depth, floor = 0, max(-1, brace - _HEAD_WINDOW)
+    while at > floor:
+        depth += {0x29: 1, 0x28: -1}.get(data[at], 0)
+        if depth == 0:
+            break
+        at -= 1
+    else:
+        return None
+    end = at
+    while end > 0 and data[end - 1] in b" \t":
+        end -= 1
+    start = end
+    while start > 0 and data[start - 1] in IDENTIFIER_BYTES:
+        start -= 1
+    name = data[start:end].decode("ascii", "replace")
+    return name if name and name not in ("if", "for", "while", "switch") else None
 
 
 _INCLUDED = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
