@@ -13,6 +13,7 @@ from porter.findings import Finding
 from porter.rewrite import applicable, edits_for_mode
 from porter.rules.api import COMPILER_MACRO
 from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER, WMMA_HEADER
+from porter.rules.names import forwarding_functions
 from porter.rules.numeric_format import compat_intrinsics, compat_name
 from porter.targets import known as known_targets
 
@@ -42,6 +43,9 @@ def name_map(findings: list[Finding], data_by_file: dict[str, bytes], unsafe_fix
     """CUDA name → HIP name for every rename the applicable findings propose (headers excluded): a
     suggested rename is not made through the header either, unless unsafe fixes were asked for."""
     names: dict[str, str] = {}
+    # a project's own forwarding function `cudaX(…) { return hipX(…); }` would become a redefinition
+    # of hipX under a `#define cudaX hipX`: those names the project maps itself
+    forwarded = frozenset().union(*(forwarding_functions(data) for data in data_by_file.values()))
     for finding in findings:
         if finding.category not in ("api", "library") or not applicable(finding, unsafe_fixes):
             continue
@@ -49,7 +53,8 @@ def name_map(findings: list[Finding], data_by_file: dict[str, bytes], unsafe_fix
             original = data_by_file[finding.file][edit.start : edit.end].decode("utf-8", "replace")
             replacement = edit.replacement.decode("utf-8", "replace")
             if re.fullmatch(r"[A-Za-z_]\w*", original) and re.fullmatch(r"[A-Za-z_]\w*", replacement):
-                if not COMPILER_MACRO.fullmatch(replacement):  # tested, never defined (see rules.api)
+                # a compiler macro is tested, never defined (see rules.api)
+                if not COMPILER_MACRO.fullmatch(replacement) and original not in forwarded:
                     names.setdefault(original, replacement)
     return names
 

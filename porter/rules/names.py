@@ -93,11 +93,16 @@ def hip_shims(data: bytes) -> frozenset[str]:
     found += [(name, value) for value, name in _TYPEDEF_AS.findall(data)]
     found += _USING_AS.findall(data)
     shims = {name.decode() for name, value in found if _HIP_SPELLED.match(value) and name != value}
-    for body in _RETURNS_HIP.finditer(data):
-        name = _function_named_before(data, body.start())
-        if name is not None:
-            shims.add(name)
-    return frozenset(shims)
+    return frozenset(shims) | forwarding_functions(data)
+
+
+def forwarding_functions(data: bytes) -> frozenset[str]:
+    """The functions of `data` named as CUDA's whose first statement returns HIP's: the shims a macro
+    of the same name (porter's compat header's) would turn into redefinitions of HIP's functions."""
+    if b"return" not in data or not _names_hip(data):
+        return frozenset()
+    names = (_function_named_before(data, body.start()) for body in _RETURNS_HIP.finditer(data))
+    return frozenset(name for name in names if name is not None)
 
 
 def _function_named_before(data: bytes, brace: int) -> str | None:

@@ -3,7 +3,7 @@
 // forwarding function, and a warp vote onto HIP's maskless one. Those names need no rename; the
 // ones it forgot do. Written for porter.
 #pragma once
-#if defined(__HIP_PLATFORM_AMD__)
+#if defined(__HIPCC__)
 #include <hip/hip_runtime.h>
 #include <hip/hip_bf16.h>
 #define cudaMalloc hipMalloc
