@@ -52,7 +52,8 @@ def other_targets(path: Path) -> set[str]:
 
 def directives(path: Path) -> set[str]:
     """Words after `corpus:` in a case's first lines: nvcc (must compile with nvcc), broken, torch, planted
-    (a deliberate failure on AMD that a test expects: excluded from the build-everything tests)."""
+    (a deliberate failure on AMD that a test expects: excluded from the build-everything tests),
+    nohipify (torch's hipify breaks the original itself: left out of the test that hipifies the port)."""
     head = path.read_bytes().split(b"\n", 3)[:3]
     words: set[str] = set()
     for line in head:

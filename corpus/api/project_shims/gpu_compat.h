@@ -1,3 +1,4 @@
+// corpus: nohipify
 // A project's own compatibility header (the shape of llama.cpp's vendors/hip.h and cupy's ROCm
 // backend headers): on HIP it maps the CUDA names it uses onto HIP's, by macro, alias and
 // forwarding function, and a warp vote onto HIP's maskless one. Those names need no rename; the

@@ -1,4 +1,4 @@
-// corpus: nvcc
+// corpus: nvcc nohipify
 // Uses the names gpu_compat.h maps, and two it does not (cudaFree, cudaError_t): those two stay
 // findings, since HIP has neither spelling until something maps them. Written for porter.
 #include "gpu_compat.h"
