@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from porter.findings import Edit
 from porter.parse import Context
+from porter.rules.brackets import function_named_before
 from porter.rules.tables import NameEntry
 from porter.source import IDENTIFIER_BYTES
 
@@ -68,7 +69,6 @@ _RETURNS_HIP = re.compile(
 # `#define __ballot_sync(mask, p) __ballot(p)`: the `_sync` form, its mask and its ROCm version
 # requirement never reach HIP)
 _HIP_SPELLED = re.compile(rb"(?:__hip|hip|HIP|roc|ROC)[A-Za-z0-9_]|__(?:ballot|shfl(?:_up|_down|_xor)?|any|all)$")
-_HEAD_WINDOW = 4096  # bytes before a body's `{` where its function's name and parameters are looked for
 
 
 def _names_hip(data: bytes) -> bool:
@@ -101,34 +101,8 @@ def forwarding_functions(data: bytes) -> frozenset[str]:
     of the same name (porter's compat header's) would turn into redefinitions of HIP's functions."""
     if b"return" not in data or not _names_hip(data):
         return frozenset()
-    names = (_function_named_before(data, body.start()) for body in _RETURNS_HIP.finditer(data))
+    names = (function_named_before(data, body.start()) for body in _RETURNS_HIP.finditer(data))
     return frozenset(name for name in names if name is not None)
-
-
-def _function_named_before(data: bytes, brace: int) -> str | None:
-    """The name of the function whose body opens at `brace`: `name(parameters) {`, the parameters
-    matched back from their `)` (cupy's forwarding functions list a dozen on as many lines)."""
-    at = brace - 1
-    while at >= 0 and data[at] in b" \t\r\n":
-        at -= 1
-    if at < 0 or data[at] != 0x29:  # )
-        return None
-    depth, floor = 0, max(-1, brace - _HEAD_WINDOW)
-    while at > floor:
-        depth += {0x29: 1, 0x28: -1}.get(data[at], 0)
-        if depth == 0:
-            break
-        at -= 1
-    else:
-        return None
-    end = at
-    while end > 0 and data[end - 1] in b" \t":
-        end -= 1
-    start = end
-    while start > 0 and data[start - 1] in IDENTIFIER_BYTES:
-        start -= 1
-    name = data[start:end].decode("ascii", "replace")
-    return name if name and name not in ("if", "for", "while", "switch") else None
 
 
 _INCLUDED = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from porter.rules.brackets import closing_of, enclosing_opener, function_named_before
+
 VOTE_CALLS = ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync", "__match_any")
 
 # Library functions whose result is a lane mask: torch declares its vote WARP_BALLOT
@@ -34,10 +36,6 @@ _LEADING = re.compile(
     rb"(?:\s|\(\s*(?:unsigned|signed|long|int|u?int(?:32|64)_t|const|\s)+\)|static_cast\s*<[^<>;]*>|\()*"
 )
 _VOTE_CALL = re.compile(rb"(?:" + _VOTE.encode() + rb")\s*\(")
-# the head of a function definition, just before its `{`: `… name(params) const`
-_FUNCTION_HEAD = re.compile(rb"(\w+)\s*\(((?:[^()]|\([^()]*\))*)\)\s*(?:const\s*)?(?:noexcept\s*)?$")
-_NOT_FUNCTIONS = frozenset({b"if", b"for", b"while", b"switch", b"catch", b"return", b"sizeof", b"defined"})
-_HEAD_WINDOW = 400  # bytes before a body's `{` where its function's name and parameters are looked for
 
 
 def mentions_votes(data: bytes) -> bool:
@@ -52,12 +50,8 @@ def is_vote_text(text: bytes) -> bool:
     call = _VOTE_CALL.match(rest)
     if call is None:
         return False
-    depth = 0
-    for index in range(call.end() - 1, len(rest)):
-        depth += {0x28: 1, 0x29: -1}.get(rest[index], 0)
-        if depth == 0:
-            return rest[index + 1 :].strip(b" \t\r\n)\\") == b""
-    return False
+    closing = closing_of(rest, call.end() - 1, 0x28, 0x29)
+    return closing is not None and rest[closing + 1 :].strip(b" \t\r\n)\\") == b""
 
 
 def vote_wrappers(data: bytes) -> set[str]:
@@ -79,46 +73,17 @@ def _vote_functions(data: bytes) -> set[str]:
     """Functions every `return` of which returns a vote (one per platform arm, as torch's does)."""
     found: set[str] = set()
     for match in _RETURNED_VOTE.finditer(data):
-        opening = _enclosing_brace(data, match.start())
-        if opening is None:
+        opening = enclosing_opener(data, match.start())
+        # a block inside a function (`if (…) { return __ballot(p); }`) has no name: the function computes more
+        name = function_named_before(data, opening) if opening is not None else None
+        closing = closing_of(data, opening) if name is not None else None
+        if closing is None:
             continue
-        head = _FUNCTION_HEAD.search(data[max(0, opening - _HEAD_WINDOW) : opening])
-        if head is None or head.group(1) in _NOT_FUNCTIONS:
-            continue  # a block inside a function (`if (…) { return __ballot(p); }`): the function computes more
-        closing = _matching_brace(data, opening)
         body = data[opening + 1 : closing]
         returns = _RETURN.findall(body)
         if returns and all(is_vote_text(value) for value in returns) and body.count(b"{") == 0:
-            found.add(head.group(1).decode())
+            found.add(name)
     return found
-
-
-def _enclosing_brace(data: bytes, at: int) -> int | None:
-    """The `{` of the innermost block holding `at` (braces in comments and strings are counted
-    too: a wrapper is a few lines, and a miscount only loses one)."""
-    depth = 0
-    for index in range(at - 1, max(-1, at - 4096), -1):
-        byte = data[index]
-        if byte == 0x7D:  # }
-            depth += 1
-        elif byte == 0x7B:  # {
-            if depth == 0:
-                return index
-            depth -= 1
-    return None
-
-
-def _matching_brace(data: bytes, opening: int) -> int:
-    depth = 0
-    for index in range(opening, min(len(data), opening + 4096)):
-        byte = data[index]
-        if byte == 0x7B:
-            depth += 1
-        elif byte == 0x7D:
-            depth -= 1
-            if depth == 0:
-                return index
-    return opening
 
 
 def vote_pattern(wrappers: set[str] | frozenset[str]) -> re.Pattern[str] | None:

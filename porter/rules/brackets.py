@@ -1,0 +1,71 @@
+"""Brackets and function heads in raw text, for the facts read from a file's text rather than its
+tree (a project's headers, read once for the whole scan; a file whose parse broke).
+
+Text-level: a bracket in a comment or a string counts too. The facts that use these look at a few
+lines around a match (a wrapper, a forwarding function), where a miscount only loses that one.
+"""
+
+from __future__ import annotations
+
+from porter.source import IDENTIFIER_BYTES
+
+WINDOW = 4096  # bytes these look through, around the match they start from
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "defined"})
+
+
+def enclosing_opener(data: bytes, at: int, opener: int = 0x7B, closer: int = 0x7D) -> int | None:
+    """The innermost `opener` before `at` not closed before it: the `{` of the block holding `at`,
+    or, with `(` and `)` and `at` on a `)`, that parenthesis's own `(`."""
+    depth = 0
+    for index in range(at - 1, max(-1, at - WINDOW), -1):
+        byte = data[index]
+        if byte == closer:
+            depth += 1
+        elif byte == opener:
+            if depth == 0:
+                return index
+            depth -= 1
+    return None
+
+
+def closing_of(data: bytes, opening: int, opener: int = 0x7B, closer: int = 0x7D) -> int | None:
+    """The `closer` that matches the `opener` at `opening`."""
+    depth = 0
+    for index in range(opening, min(len(data), opening + WINDOW)):
+        byte = data[index]
+        if byte == opener:
+            depth += 1
+        elif byte == closer:
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+def function_named_before(data: bytes, brace: int) -> str | None:
+    """The name of the function whose body opens at `brace` (`name(parameters) const {`), its
+    parameters matched back from their `)` however many lines they take; None for a block of a
+    statement (`if (…) {`) or anything else."""
+    at = _skip_back(data, brace - 1)
+    for qualifier in (b"noexcept", b"const"):
+        if data[max(0, at - len(qualifier) + 1) : at + 1] == qualifier:
+            at = _skip_back(data, at - len(qualifier))
+    if at < 0 or data[at] != 0x29:  # )
+        return None
+    opening = enclosing_opener(data, at, 0x28, 0x29)
+    if opening is None:
+        return None
+    end = opening
+    while end > 0 and data[end - 1] in b" \t":
+        end -= 1
+    start = end
+    while start > 0 and data[start - 1] in IDENTIFIER_BYTES:
+        start -= 1
+    name = data[start:end].decode("ascii", "replace")
+    return name if name and name not in _NOT_FUNCTIONS else None
+
+
+def _skip_back(data: bytes, at: int) -> int:
+    while at >= 0 and data[at] in b" \t\r\n":
+        at -= 1
+    return at
