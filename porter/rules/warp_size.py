@@ -371,15 +371,13 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
     if not search_fast(ctx.source.data, _MAY_ASSUME_32_NEEDLES, _MAY_ASSUME_32):
         return
     uses = [*_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx)]
-    functions = {f: ctx.device.function_of(_node_at(ctx, f)).node for f in uses if f.rule != HOST_WARPS_PER_BLOCK.id}
-    written_for_64 = _functions_naming_upper_lanes(ctx, {node for node in functions.values() if node is not None})
+    written_for_64 = _functions_naming_upper_lanes(ctx) if uses else []
     for finding in uses:
-        if functions.get(finding) not in written_for_64:
+        start = finding.span.start_byte
+        if finding.rule == HOST_WARPS_PER_BLOCK.id or not any(
+            f.start_byte <= start < f.end_byte for f in written_for_64
+        ):
             yield finding
-
-
-def _node_at(ctx: FileContext, finding: Finding) -> tree_sitter.Node:
-    return ctx.parsed.root.descendant_for_byte_range(finding.span.start_byte, finding.span.end_byte)
 
 
 # a lane compared with one of lanes 32-63 (`lane == 32`, `lane_id >= 48`): the ends of a 32-lane
@@ -389,23 +387,21 @@ _UPPER_LANE_TESTS = {
 }  # fmt: skip
 
 
-def _functions_naming_upper_lanes(ctx: FileContext, functions: set) -> set:
-    """Of `functions`, those that test a lane against one of lanes 32-63: on a 32-lane warp no lane
-    is there, so their author wrote them for 64-lane wavefronts, and their 32s are half-wavefronts
-    (AMD's own kernels pair `__shfl_xor(v, 16)` halves and write from `lane == 0 or lane == 32`)."""
-    data = ctx.source.data
-    candidates = [f for f in functions if _UPPER_LANE_LITERAL.search(data, f.start_byte, f.end_byte)]
-    found = set()
-    for node, left, operator, right in (
-        ctx.device.binaries(tuple(_UPPER_LANE_TESTS), ordered=False) if candidates else ()
-    ):
-        function = next((f for f in candidates if f.start_byte <= node.start_byte < f.end_byte), None)
-        if function is None or function in found:
-            continue
+def _functions_naming_upper_lanes(ctx: FileContext) -> list:
+    """The functions that test a lane against one of lanes 32-63: on a 32-lane warp no lane is
+    there, so their author wrote them for 64-lane wavefronts, and their 32s are half-wavefronts
+    (AMD's own kernels pair `__shfl_xor(v, 16)` halves and write from `lane == 0 or lane == 32`).
+    Only comparisons with such a literal are looked at: most files have none."""
+    if not _UPPER_LANE_LITERAL.search(ctx.source.data):
+        return []
+    found = {}
+    for node, left, operator, right in ctx.device.binaries(tuple(_UPPER_LANE_TESTS), ordered=False):
         for lane, other, op in ((left, right, operator), (right, left, _MIRRORED.get(operator, operator))):
             if int_value(other, ctx.source) in _UPPER_LANE_TESTS[op] and _is_lane(ctx, unparenthesized(lane)):
-                found.add(function)
-    return found
+                function = ctx.device.function_of(node).node
+                if function is not None:
+                    found[function.id] = function
+    return list(found.values())
 
 
 _UPPER_LANE_LITERAL = re.compile(rb"(?<![\w.])(?:3[2-9]|[45]\d|6[0-3])(?![\w.])")
