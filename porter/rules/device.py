@@ -34,7 +34,6 @@ IDENT = re.compile(r"[A-Za-z_]\w*")
 LANE_NAME = re.compile(r"(?i)^(lane|lane_?id|lane_?idx|lane_?index|laneid|lid|lane_?no|lane_?num|thread_?lane)$")
 WARP_NAME = re.compile(r"(?i)^(warp|warp_?id|warp_?idx|warp_?index|warpid|wid|warp_?no|warp_?num|warp_?rank)$")
 SET_ATTRIBUTE_CALLS = ("cudaFuncSetAttribute", "hipFuncSetAttribute")  # a kernel's attributes, its LDS among them
-BALLOT_CALLS = VOTE_CALLS
 _ACTIVEMASK_ARGUMENT = re.compile(r"_sync\s*\(\s*__activemask\s*\(\s*\)")
 SHUFFLE_CALLS = frozenset(
     {

@@ -93,13 +93,17 @@ def hip_shims(data: bytes) -> frozenset[str]:
     found += [(name, value) for value, name in _TYPEDEF_AS.findall(data)]
     found += _USING_AS.findall(data)
     shims = {name.decode() for name, value in found if _HIP_SPELLED.match(value) and name != value}
-    return frozenset(shims) | forwarding_functions(data)
+    return frozenset(shims) | _forwarded(data)
 
 
 def forwarding_functions(data: bytes) -> frozenset[str]:
     """The functions of `data` named as CUDA's whose first statement returns HIP's: the shims a macro
     of the same name (porter's compat header's) would turn into redefinitions of HIP's functions."""
-    if b"return" not in data or not _names_hip(data):
+    return _forwarded(data) if _names_hip(data) else frozenset()
+
+
+def _forwarded(data: bytes) -> frozenset[str]:
+    if b"return" not in data:
         return frozenset()
     names = (function_named_before(data, body.start()) for body in _RETURNS_HIP.finditer(data))
     return frozenset(name for name in names if name is not None)
