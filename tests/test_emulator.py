@@ -53,7 +53,7 @@ def test_ports_that_are_right_pass_at_both_widths(emulated):
 def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
     result, _ = emulated
     planted = {c.name for c in result.cases if c.name.endswith("planted")} - {EMBEDDED_PLANTED, WAVE64_PLANTED}
-    assert len(planted) == 7
+    assert len(planted) == 8
     for name in planted:
         rows = verdicts(result, name)
         assert rows["gfx942"].status == "fail" and rows["gfx942"].mismatches > 0, rows["gfx942"]
@@ -130,6 +130,32 @@ def test_a_lane_outside_its_sync_mask_is_an_error_naming_it(tmp_path):
     result = verify(tree, ("gfx942",), load_config(tree), gpus=NO_GPUS)
     row = verdicts(result, "k")["gfx942"]
     assert row.status == "error" and "lane 32 calls __shfl_down_sync with mask 0xffffffff" in row.reason
+
+
+def _one_case(tmp_path, source: str, block: int = 64) -> dict:
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "k.cu").write_text(source)
+    (tree / "porter.toml").write_text(
+        f'[[verify.case]]\nname = "k"\nsource = "k.cu"\nport = "k.cu"\nkernel = "k"\ngrid = 1\nblock = {block}\n'
+        'args = [{ name = "x", dtype = "f32", size = 64, init = "arange", output = true }]\n'
+    )
+    return verdicts(verify(tree, ("gfx942", "gfx1100"), load_config(tree), gpus=NO_GPUS), "k")
+
+
+def test_lanes_that_diverge_from_a_maskless_shuffle_to_a_barrier_let_it_complete(tmp_path):
+    """HIP's `__shfl_xor` runs with the lanes that reach it: half a wavefront under `if`, the other
+    half at the barrier (a 32-thread row's last step on wave64). It hung the CPU device before."""
+    rows = _one_case(
+        tmp_path,
+        "__global__ void k(float* x) {\n  float v = x[threadIdx.x];\n"
+        "  if (threadIdx.x < 32) v += __shfl_xor(v, 1);\n  __syncthreads();\n  x[threadIdx.x] = v;\n}\n",
+    )
+    assert {target: row.status for target, row in rows.items()} == {
+        "cpu-w32": "pass",
+        "gfx942": "pass",
+        "gfx1100": "pass",
+    }
 
 
 def test_block_local_shared_memory_is_poisoned_once_per_block_and_namespace_scope_left_alone(tmp_path):

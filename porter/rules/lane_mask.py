@@ -12,6 +12,7 @@ from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
+from porter.rules.block_rows import block_rows
 from porter.rules.device import VarClass, call_arguments, int_value
 from porter.rules.patterns import search_fast
 from porter.source import encoded_length
@@ -97,7 +98,8 @@ BIT_OPS = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll"}
 MASK_NAME = re.compile(r"(?i)mask")
 
 
-def _is_full_mask_32(ctx: FileContext, node: tree_sitter.Node | None) -> bool:
+def is_full_mask_32(ctx: FileContext, node: tree_sitter.Node | None) -> bool:
+    """All 32 lanes of a warp, in 32 bits: `0xffffffff`, `~0u`, `(unsigned)-1`."""
     if node is None:
         return False
     text = re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
@@ -175,7 +177,7 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
     calls += [(name, call, wrappers[name]) for name, call in ctx.device.calls_named(tuple(wrappers))]
     for name, call, index in sorted(calls, key=lambda item: item[1].start_byte):
         arguments = call_arguments(call)
-        if len(arguments) > index and _is_full_mask_32(ctx, arguments[index]):
+        if len(arguments) > index and is_full_mask_32(ctx, arguments[index]):
             mask = arguments[index]
             if half_wave_guard(ctx, call) is not None:
                 # threads 0-31 alone call it (`if (tid < 32)`): lanes 0-31 are the mask, in 64 bits
@@ -183,6 +185,10 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
                     f"`{name}` gets a 32-bit mask; HIP takes 64 bits, and under `< 32` the mask is lanes 0-31 alone"
                 )
                 edits = (Edit(mask.start_byte, mask.end_byte, HALF_WAVE_MASK),)
+            elif block_rows(ctx).row_only_at(call.start_byte):
+                # a block 32 threads wide: two rows share a wavefront, and either may call it alone
+                message = f"`{name}` gets a 32-bit mask in a kernel whose block is 32 threads wide; on wave64 the row's lanes are half of a 64-bit mask"
+                edits = (Edit(mask.start_byte, mask.end_byte, portable.ROW_MASK.encode()),)
             else:
                 message = f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits"
                 edits = _mask_edit(mask)
@@ -190,7 +196,9 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
     yield from _masks_in_macro_bodies(ctx)
     for _, left, _, right in ctx.device.binaries(("==", "!=")):
         for side, other in ((left, right), (right, left)):
-            if _is_full_mask_32(ctx, side) and VarClass.MASK in ctx.device.expression_classes(other):
+            if is_full_mask_32(ctx, side) and VarClass.MASK in ctx.device.expression_classes(other):
+                if block_rows(ctx).row_only_at(side.start_byte):
+                    continue  # a 32-thread row's full ballot is 0xffffffff (WRP017 says where two rows vote)
                 yield FULL_MASK_32.finding(
                     ctx, side.start_byte, side.end_byte, "a vote result compared with a 32-bit all-lanes mask",
                     edits=_mask_edit(side),
@@ -242,7 +250,7 @@ def _mask_definitions(ctx: FileContext) -> Iterable[Finding]:
         if declared.name is None or not MASK_NAME.search(declared.name):  # the name first: few are masks
             continue
         value = declared.value
-        if value is not None and _is_full_mask_32(ctx, value):
+        if value is not None and is_full_mask_32(ctx, value):
             yield FULL_MASK_32.finding(
                 ctx, value.start_byte, value.end_byte, "a 32-bit all-lanes mask constant", edits=_mask_edit(value)
             )

@@ -17,6 +17,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures, define_names, identifiers_named, initializers
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
+from porter.rules.block_rows import ROW, BlockRows, block_rows, row_count_names
 from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.device import (
     IDENT,
@@ -29,7 +30,9 @@ from porter.rules.device import (
     shuffle_operands,
     unparenthesized,
 )
+from porter.rules.lane_mask import is_full_mask_32
 from porter.rules.patterns import search_fast
+from porter.rules.votes import VOTE_CALLS
 from porter.source import encoded_length
 
 WHY_WAVE64 = """
@@ -288,6 +291,54 @@ HALF_WAVE_GUARD = Rule(
     use_instead=f"`if (tid < {portable.WARP_SIZE})`: the first wavefront, whatever its width.",
 )
 
+ROW_SHUFFLE = Rule(
+    id="WRP016",
+    name="shuffle-leaves-32-thread-row",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="Shuffle without a width in a kernel whose block is 32 threads wide",
+    what=(
+        "In a kernel launched with blocks 32 threads wide (`dim3 block(32, 8)`, `<<<n, 32>>>`, a thread index "
+        "`threadIdx.x + threadIdx.y * 32`) and the device functions only such kernels call, finds `__shfl`, "
+        "`__shfl_up` and `__shfl_down` calls (and their `_sync` forms) that give no width. The kernel's other 32s "
+        "are its row's width and stay as they are: porter widens none of them there."
+    ),
+    why=WHY_WAVE64
+    + "\nTwo 32-thread rows share a 64-lane wavefront (a block of one row fills half of one). Without a width a "
+    "shuffle counts lanes across the whole wavefront: `__shfl_sync(m, v, 0)` in the second row reads the first "
+    "row's lane 0, and `__shfl_down` near a row's end reads the next row (or a lane that does not run) where "
+    "NVIDIA returns the lane's own value.",
+    example="// launched with dim3 block(32, 4): threadIdx.x is the lane, threadIdx.y the row\nfloat first = __shfl_sync(0xffffffff, v, 0);",
+    use_instead="`__shfl_sync(0xffffffff, v, 0, 32)`: a width of 32 keeps each row to itself, and is NVIDIA's default.",
+)
+
+ROW_VOTE = Rule(
+    id="WRP017",
+    name="vote-spans-two-rows",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="Warp vote in a kernel whose 32-thread rows share a wavefront",
+    what=(
+        "In a kernel launched with blocks 32 threads wide and more than one row (`dim3 block(32, 8)`, or a thread "
+        "index `threadIdx.x + threadIdx.y * 32`), finds `__ballot`, `__activemask` and `__match_*` calls and their "
+        "`_sync` forms, and `__any`/`__all` without a mask or with one other than all 32 lanes (that one becomes "
+        "the row's lanes, and HIP's `__any_sync`/`__all_sync` then answer for each row apart)."
+    ),
+    why=WHY_WAVE64
+    + "\nTwo rows share each 64-lane wavefront, and a vote covers the wavefront: the second row's ballot is in "
+    "bits 32-63 (where `__ffs`, `>> lane` and `== 0xffffffff` do not look for it), and `__any`/`__all` without "
+    "the row's mask answer for both rows together.",
+    example="// launched with dim3 block(32, 4)\nunsigned hits = __ballot_sync(0xffffffff, x > 0.f);",
+    use_instead=(
+        "Take the row's half of the wavefront's ballot: `(unsigned)(__ballot(p) >> (__lane_id() & 32))` on "
+        "wave64; for `__any`/`__all`, compare that half with 0 or with the row's full mask."
+    ),
+)
+
 RULES = (
     LANE_ARITHMETIC,
     SHUFFLE_OFFSET,
@@ -303,6 +354,8 @@ RULES = (
     PER_WARP_SLOTS_READ_BY_COUNT,
     WIDTH_SPLIT_BY_PASS,
     HALF_WAVE_GUARD,
+    ROW_SHUFFLE,
+    ROW_VOTE,
 )
 
 # (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
@@ -359,6 +412,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     tiles = list(_tiles(ctx))  # a tile as wide as a constant makes the constant a warp width too
     yield from tiles
     _record_constant_roles(ctx, uses + tiles)
+    yield from _row_crossings(ctx)
 
 
 def device_uses(ctx: FileContext) -> list[Finding]:
@@ -372,12 +426,59 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
         return
     uses = [*_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx)]
     written_for_64 = _functions_naming_upper_lanes(ctx) if uses else []
+    rows = block_rows(ctx) if uses else BlockRows()
     for finding in uses:
         start = finding.span.start_byte
-        if finding.rule == HOST_WARPS_PER_BLOCK.id or not any(
-            f.start_byte <= start < f.end_byte for f in written_for_64
-        ):
+        if finding.rule == HOST_WARPS_PER_BLOCK.id:
             yield finding
+        elif any(f.start_byte <= start < f.end_byte for f in written_for_64) or rows.row_only_at(start):
+            continue  # the function's 32s are a half-wavefront or its block's 32-thread row: right as written
+        elif (kernel := rows.row_kernel_sharing(start)) is not None:
+            yield dataclasses.replace(
+                finding,
+                fix=FixKind.SUGGESTED,
+                message=f"{finding.message}; `{kernel}` also calls this with blocks 32 threads wide, where the 32 is right: change it per caller",
+            )
+        else:
+            yield finding
+
+
+# -- WRP016 / WRP017: kernels whose warps are their block's 32-thread rows --------------------------
+
+_ROW_VOTES = (*VOTE_CALLS, "__any_sync", "__all_sync", "__any", "__all", "__match_all")
+
+
+def _row_crossings(ctx: FileContext) -> Iterable[Finding]:
+    rows = block_rows(ctx)
+    if not rows.row_only:
+        return
+    for name, call in ctx.device.calls_named(SHUFFLE_CALLS):
+        if name.startswith("__shfl_xor") or not rows.row_only_at(call.start_byte):
+            continue  # a butterfly's offsets stay below 32: it never leaves a row
+        _, width = shuffle_operands(name, call)
+        arguments = call.child_by_field_name("arguments")
+        if width is not None or arguments is None or arguments.child_count < 2:
+            continue
+        closing = arguments.children[-1]
+        where = (
+            "lanes 32-63 of its wavefront do not run"
+            if rows.one_row_at(call.start_byte)
+            else "two rows share a 64-lane wavefront"
+        )
+        yield ROW_SHUFFLE.finding(
+            ctx, call.start_byte, arguments.start_byte,
+            f"`{name}` in a kernel whose block is 32 threads wide: {where}, and without a width the shuffle reaches past the row",
+            edits=(Edit(closing.start_byte, closing.start_byte, f", {ROW}".encode()),),
+        )  # fmt: skip
+    for name, call in ctx.device.calls_named(_ROW_VOTES):
+        if not rows.row_only_at(call.start_byte) or rows.one_row_at(call.start_byte):
+            continue
+        if name in ("__any_sync", "__all_sync") and is_full_mask_32(ctx, next(iter(call_arguments(call)), None)):
+            continue  # its mask becomes the row's lanes (MSK001), and HIP then answers for each row apart
+        yield ROW_VOTE.finding(
+                ctx, call.start_byte, call.child_by_field_name("function").end_byte,
+                f"`{name}` in a kernel whose block is 32 threads wide: two rows share a 64-lane wavefront, and the vote covers both",
+            )  # fmt: skip
 
 
 # a lane compared with one of lanes 32-63 (`lane == 32`, `lane_id >= 48`): the ends of a 32-lane
@@ -464,7 +565,12 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 f"`{operator} {ctx.source.text(right.start_byte, right.end_byte)}` on `{short_text(ctx, left)}` assumes 32-lane warps",
                 edits=_literal_edit(ctx, right, _replacement(ctx, right, operator, value)),
             )
-        elif not on_device and operator in ("/", ">>") and (_is_thread_count(ctx, left) or _counts_threads(ctx, node)):
+        elif (
+            not on_device
+            and operator in ("/", ">>")
+            and (_is_thread_count(ctx, left) or _counts_threads(ctx, node))
+            and not _counts_rows(ctx, node)
+        ):
             yield HOST_WARPS_PER_BLOCK.finding(
                 ctx,
                 right.start_byte,
@@ -631,6 +737,16 @@ def _float_literal(ctx: FileContext, node: tree_sitter.Node) -> float | None:
         return float(ctx.source.text(node.start_byte, node.end_byte).rstrip("fFlL"))
     except ValueError:
         return None
+
+
+def _counts_rows(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """`num_warps = (d + 31) / 32` where a block is `dim3 nthrs(32, num_warps)`: rows of 32 threads."""
+    names = row_count_names(ctx)
+    if not names:
+        return False
+    owner = enclosing(node, ("init_declarator", "assignment_expression"))
+    target = owner.child_by_field_name("declarator") or owner.child_by_field_name("left") if owner else None
+    return target is not None and ctx.source.text(target.start_byte, target.end_byte) in names
 
 
 def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:

@@ -93,11 +93,21 @@ struct Fiber {
 
 constexpr int kSlot = 16;  // bytes a lane may exchange: up to double2 / float4
 
-struct Warp {
-  int kind = -1;
+// Lanes that meet at one collective: a `_sync` form's lanes are those its mask names (HIP and CUDA
+// both let disjoint masks meet apart: the two 32-thread rows of a wave64 wavefront, each with its
+// own half); a form without a mask takes the lanes that reach it while the warp's others wait
+// elsewhere (a barrier, another collective) or have ended, as a divergent wavefront runs it.
+struct Group {
+  int kind = -1;  // -1: free
   const char* name = "";
-  unsigned long long participants = 0;
+  bool with_mask = false;
+  unsigned long long mask = 0;          // what a `_sync` form's lanes gave
+  unsigned long long participants = 0;  // the lanes it waits for (`_sync`), or that took part
   unsigned long long arrived = 0;
+};
+
+struct Warp {
+  std::vector<Group> groups;
   alignas(16) unsigned char input[64][kSlot];
   alignas(16) unsigned char output[64][kSlot];
   long long parameter[64];
@@ -194,34 +204,34 @@ inline int source_lane(int kind, int lane, long long parameter, int width) {
   }
 }
 
-inline void release(Warp& warp, int warp_index) {
+inline void release(Warp& warp, Group& group, int warp_index) {
   Block& block = *current_block;
   for (int lane = 0; lane < kWidth; ++lane) {
-    if (!(warp.participants >> lane & 1)) continue;
+    if (!(group.participants >> lane & 1)) continue;
     unsigned char* out = warp.output[lane];
-    switch (warp.kind) {
+    switch (group.kind) {
       case kShflIdx: case kShflUp: case kShflDown: case kShflXor: {
-        int source = source_lane(warp.kind, lane, warp.parameter[lane], warp.second[lane]);
+        int source = source_lane(group.kind, lane, warp.parameter[lane], warp.second[lane]);
         // a lane that takes no part has no value to give: the reader keeps its own, as AMD's bpermute of an idle lane
-        if (source < 0 || source >= kWidth || !(warp.participants >> source & 1)) source = lane;
+        if (source < 0 || source >= kWidth || !(group.participants >> source & 1)) source = lane;
         std::memcpy(out, warp.input[source], kSlot);
         break;
       }
       case kBallot: {
         unsigned long long bits = 0;
         for (int other = 0; other < kWidth; ++other)
-          if ((warp.participants >> other & 1) && warp.parameter[other]) bits |= 1ull << other;
+          if ((group.participants >> other & 1) && warp.parameter[other]) bits |= 1ull << other;
         std::memcpy(out, &bits, sizeof bits);
         break;
       }
       case kMatchAny: case kMatchAll: {
         unsigned long long same = 0;
         for (int other = 0; other < kWidth; ++other)
-          if ((warp.participants >> other & 1) && std::memcmp(warp.input[other], warp.input[lane], kSlot) == 0)
+          if ((group.participants >> other & 1) && std::memcmp(warp.input[other], warp.input[lane], kSlot) == 0)
             same |= 1ull << other;
         unsigned long long result = same;
-        int all = same == warp.participants;
-        if (warp.kind == kMatchAll) result = all ? same : 0;
+        int all = same == group.participants;
+        if (group.kind == kMatchAll) result = all ? same : 0;
         std::memcpy(out, &result, sizeof result);
         std::memcpy(out + 8, &all, sizeof all);
         break;
@@ -232,7 +242,7 @@ inline void release(Warp& warp, int warp_index) {
         long long signed_acc = op == 3 ? INT64_MAX : op == 4 ? INT64_MIN : 0;
         bool first = true;
         for (int other = 0; other < kWidth; ++other) {
-          if (!(warp.participants >> other & 1)) continue;
+          if (!(group.participants >> other & 1)) continue;
           unsigned value;
           std::memcpy(&value, warp.input[other], 4);
           int signed_value = static_cast<int>(value);
@@ -252,16 +262,64 @@ inline void release(Warp& warp, int warp_index) {
     }
     block.fibers[warp_index * kWidth + lane].wait = Wait::kNone;
   }
-  warp.kind = -1;
-  warp.arrived = 0;
+  group.kind = -1;
+  group.arrived = 0;
 }
 
+// Lanes of the warp that can still arrive somewhere: running, neither waiting nor ended.
+inline unsigned long long running_lanes(const Block& block, int warp) {
+  unsigned long long lanes = 0;
+  for (int lane = 0; lane < kWidth; ++lane) {
+    int linear = warp * kWidth + lane;
+    if (linear < block.threads && block.fibers[linear].wait == Wait::kNone) lanes |= 1ull << lane;
+  }
+  return lanes;
+}
+
+// Release each of the warp's collectives whose lanes are all there; called whenever a lane of the
+// warp arrives at one, waits at a barrier or ends.
 inline void try_release(int warp_index) {
   Block& block = *current_block;
   Warp& warp = block.warps[warp_index];
-  if (warp.kind < 0) return;
-  if (!warp.participants) warp.participants = live_lanes(block, warp_index);  // filled for non-_sync forms
-  if ((warp.arrived & warp.participants) == warp.participants) release(warp, warp_index);
+  for (Group& group : warp.groups) {
+    if (group.kind < 0) continue;
+    if (group.with_mask) {
+      group.participants = group.mask & live_lanes(block, warp_index);
+      if ((group.arrived & group.participants) == group.participants) release(warp, group, warp_index);
+    } else if (!running_lanes(block, warp_index) && group.arrived) {
+      group.participants = group.arrived;  // the rest wait elsewhere or have ended: they are not active here
+      release(warp, group, warp_index);
+    }
+  }
+}
+
+// The group a lane joins: the pending one of the same mask (any mask-less one for a form without),
+// else a new one. Lanes that meet one collective at different sites, or one mask at two, are an error.
+inline Group& join(Warp& warp, int kind, const char* name, bool with_mask, unsigned long long mask, int index) {
+  for (Group& group : warp.groups) {
+    if (group.kind < 0 || group.with_mask != with_mask || (with_mask && group.mask != mask)) continue;
+    if (group.kind != kind || std::strcmp(group.name, name) != 0) {
+      char detail[200];
+      std::snprintf(detail, sizeof detail, "lanes of warp %d meet at different collectives (%s and %s)", index,
+                    group.name, name);
+      stop(125, "error", detail);
+    }
+    return group;
+  }
+  for (Group& group : warp.groups) {
+    if (group.kind >= 0 && with_mask && group.with_mask && (group.mask & mask)) {
+      char detail[200];
+      std::snprintf(detail, sizeof detail, "lanes of warp %d call %s and %s with overlapping masks 0x%llx and 0x%llx",
+                    index, group.name, name, group.mask, mask);
+      stop(125, "error", detail);
+    }
+  }
+  Group* free = nullptr;
+  for (Group& group : warp.groups)
+    if (group.kind < 0) free = &group;
+  if (free == nullptr) free = &warp.groups.emplace_back();
+  *free = Group{kind, name, with_mask, mask, 0, 0};
+  return *free;
 }
 
 // Every lane of a collective deposits its value and parameter, then waits until all the lanes
@@ -273,7 +331,6 @@ inline void collective(int kind, const char* name, unsigned long long mask, bool
   Block& block = *current_block;
   int lane = lane_id(), index = warp_id();
   Warp& warp = block.warps[index];
-  unsigned long long lanes = live_lanes(block, index);
   if (with_mask) {
     mask &= kFullMask;
     if (!(mask >> lane & 1)) {
@@ -282,22 +339,12 @@ inline void collective(int kind, const char* name, unsigned long long mask, bool
       stop(125, "error", detail);
     }
   }
-  if (warp.kind >= 0 && (warp.kind != kind || std::strcmp(warp.name, name) != 0)) {
-    char detail[200];
-    std::snprintf(detail, sizeof detail, "lanes of warp %d meet at different collectives (%s and %s)", index, warp.name,
-                  name);
-    stop(125, "error", detail);
-  }
-  if (warp.kind < 0) {
-    warp.kind = kind;
-    warp.name = name;
-    warp.participants = with_mask ? (mask & lanes) : 0;
-  }
+  Group& group = join(warp, kind, name, with_mask, mask, index);
   std::memset(warp.input[lane], 0, kSlot);
   std::memcpy(warp.input[lane], &value, sizeof(T));
   warp.parameter[lane] = parameter;
   warp.second[lane] = second;
-  warp.arrived |= 1ull << lane;
+  group.arrived |= 1ull << lane;
   ++block.events;
   current_fiber->wait = Wait::kWarp;
   current_fiber->site = name;
@@ -355,6 +402,8 @@ inline void barrier(const char* name) {
     for (Fiber& fiber : block.fibers)
       if (fiber.wait == Wait::kBarrier) fiber.wait = Wait::kNone;
     block.barrier_arrived = 0;
+  } else {
+    try_release(warp_id());  // lanes of its warp that diverged to a collective without a mask go on alone
   }
   while (current_fiber->wait == Wait::kBarrier) yield_to_scheduler();
 }

@@ -1,0 +1,379 @@
+"""Kernels whose warps are the 32-thread rows of their block.
+
+`dim3 block(32, 8)` with `threadIdx.x` as the lane and `threadIdx.y` as the warp, `<<<n, 32>>>`,
+a thread index linearised as `threadIdx.x + threadIdx.y * 32`: the block is 32 threads wide,
+whatever the warp width. On a 64-lane wavefront two such rows share a wavefront (a block of one
+row fills half of one). The kernel's 32s are then the row's width and right as written: widening
+them (a ladder from 32, a stride of 64) mixes two rows' values or reads lanes that do not run
+(flashinfer's RMSNorm, torch-scatter's segment kernels, llama.cpp's `<<<nb, 32>>>` dequantisers).
+What must change is each warp operation that reaches past its row: a shuffle from a lane of the
+other row, a vote over both.
+
+The evidence is the file's own: its launches (`<<<…>>>`, cudaLaunchKernel, hipLaunchKernelGGL,
+cudaLaunchKernelEx's `config.blockDim`) whose block's x is the literal 32 (a named constant may
+be a warp width porter widens, launch and kernel alike), and kernels that linearise their thread
+index with a row of 32. A kernel launched with any other width is not one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from porter.parse import captures, initializers
+from porter.rules.device import FunctionInfo, binary_parts, call_arguments, literal_value, unparenthesized
+
+ROW = 32  # the threads of a row: one NVIDIA warp
+
+# a launch API's kernel argument and block argument, by position
+_LAUNCH_CALLS = {
+    "cudaLaunchKernel": (0, 2),
+    "cudaLaunchCooperativeKernel": (0, 2),
+    "hipLaunchKernel": (0, 2),
+    "hipLaunchCooperativeKernel": (0, 2),
+    "hipLaunchKernelGGL": (0, 2),
+}
+_LAUNCH_EX = ("cudaLaunchKernelEx", "hipLaunchKernelExC", "cudaLaunchKernelExC")
+_NEEDLES = (b"<<<", b"threadIdx.y", b"LaunchKernel")
+_DIM3 = re.compile(rb"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
+_KERNEL_REFERENCE = re.compile(
+    r"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<[^>]*>\s*\()?[\s(&*]*([\w:]+)"
+)
+_X_THREAD = re.compile(r"^(?:\(\s*\w+\s*\)|static_cast<\w+>\()?\s*threadIdx\.x\s*\)?$")
+_Y_THREAD = re.compile(r"^(?:\(\s*\w+\s*\)|static_cast<\w+>\()?\s*threadIdx\.y\s*\)?$")
+
+
+@dataclass
+class BlockRows:
+    """The file's functions by how their warps sit in the block, as byte spans of their definitions."""
+
+    row_only: list[tuple[int, int]] = field(default_factory=list)  # reached only from 32-wide kernels
+    one_row: list[tuple[int, int]] = field(default_factory=list)  # …whose launches are all one row
+    shared: dict[tuple[int, int], str] = field(default_factory=dict)  # reached from both: a row kernel's name
+
+    def row_only_at(self, offset: int) -> bool:
+        return any(start <= offset < end for start, end in self.row_only)
+
+    def one_row_at(self, offset: int) -> bool:
+        return any(start <= offset < end for start, end in self.one_row)
+
+    def row_kernel_sharing(self, offset: int) -> str | None:
+        """The row kernel that calls the function at `offset`, where other kernels call it too."""
+        return next((name for (start, end), name in self.shared.items() if start <= offset < end), None)
+
+    def __bool__(self) -> bool:
+        return bool(self.row_only or self.shared)
+
+
+def block_rows(ctx) -> BlockRows:
+    """The file's row kernels and the functions they reach, worked out once per file."""
+    return ctx.once("block rows", lambda: _find(ctx))
+
+
+def _find(ctx) -> BlockRows:
+    data = ctx.source.data
+    if ctx.parsed.root is None or not any(needle in data for needle in _NEEDLES):
+        return BlockRows()
+    kernels = {short_name(info.name): info for info in ctx.device.functions if info.is_kernel and info.node}
+    if not kernels:
+        return BlockRows()
+    shapes = _launch_shapes(ctx)
+    rows: dict[str, bool] = {}  # row kernel → every launch one row
+    for name, info in kernels.items():
+        seen = [shape for shape in shapes.get(name, []) if shape is not None]
+        if seen:
+            if all(x == ROW for x, _ in seen):
+                rows[name] = all(single for _, single in seen)
+        elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info):
+            rows[name] = False
+    if not rows:
+        return BlockRows()
+    return _by_reach(ctx, kernels, rows)
+
+
+# `dim3 nthrs(32, num_warps)`, `dim3(32, rows_per_block, 1)`: the names after a literal 32 count rows
+_ROW_DIM3 = re.compile(rb"\bdim3\s*(?:\w+\s*)?(?:=\s*dim3\s*)?[({]\s*32[uU]?\s*,([^;]*?)[)}]")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def row_count_names(ctx) -> frozenset[str]:
+    """The names a block of 32-thread rows takes its other extents from: what they hold counts rows
+    of 32 threads (`num_warps = (d + 31) / 32` before `dim3 nthrs(32, num_warps)`), and its 32 is a
+    row's width, right on any wavefront."""
+
+    def find() -> frozenset[str]:
+        if b"dim3" not in ctx.source.data:
+            return frozenset()
+        found = set()
+        for match in _ROW_DIM3.finditer(ctx.source.data):
+            found |= set(_IDENTIFIER.findall(match.group(1).decode("utf-8", "replace")))
+        return frozenset(found - {"dim3"})
+
+    return ctx.once("row count names", find)
+
+
+def short_name(name: str) -> str:
+    """`ns::Kernel<T, 4>` as `Kernel`: the name a launch and a definition share."""
+    return re.sub(r"<.*", "", name.split("(")[0]).split("::")[-1].strip()
+
+
+# -- launches -----------------------------------------------------------------------------------
+
+
+def _launch_shapes(ctx) -> dict[str, list[tuple[int | None, bool] | None]]:
+    """Kernel name → the (block x, one row) of each launch the file makes of it (None: not known)."""
+    found: dict[str, list] = {}
+    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
+        call = launch.parent
+        arguments = [a for a in launch.named_children if a.type != "comment"]
+        if call is None or call.type != "call_expression" or len(arguments) < 2:
+            continue
+        function = call.child_by_field_name("function")
+        name = _kernel_named(ctx, function, call) if function is not None else None
+        if name:
+            found.setdefault(name, []).append(_shape(ctx, arguments[1], call))
+    for api, (kernel_at, block_at) in _LAUNCH_CALLS.items():
+        for _, call in ctx.device.calls_named(api):
+            arguments = call_arguments(call)
+            if len(arguments) > block_at and (name := _kernel_named(ctx, arguments[kernel_at], call)):
+                found.setdefault(name, []).append(_shape(ctx, arguments[block_at], call))
+    for _, call in ctx.device.calls_named(_LAUNCH_EX):
+        arguments = call_arguments(call)
+        if len(arguments) > 1 and (name := _kernel_named(ctx, arguments[1], call)):
+            block = _config_block(ctx, call)
+            found.setdefault(name, []).append(_shape(ctx, block, call) if block is not None else None)
+    return found
+
+
+def _kernel_named(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> str | None:
+    """The kernel a launch names: `K<T>`, `(void*)K`, `&ns::K`, or a local `auto kernel = K<T>;`."""
+    match = _KERNEL_REFERENCE.match(ctx.source.text(node.start_byte, node.end_byte))
+    if match is None:
+        return None
+    name = short_name(match.group(1))
+    bound = _local_value(ctx, name, at)
+    if bound is not None:  # a variable holding the kernel: what it was given
+        inner = _KERNEL_REFERENCE.match(ctx.source.text(bound.start_byte, bound.end_byte))
+        return short_name(inner.group(1)) if inner else None
+    return name
+
+
+def _config_block(ctx, call: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `X` of the `config.blockDim = X;` before a cudaLaunchKernelEx in its function."""
+    function = ctx.device.function_of(call).node
+    if function is None:
+        return None
+    block = None
+    for assignment in captures("(assignment_expression) @a", function).get("a", []):
+        left = assignment.child_by_field_name("left")
+        if assignment.start_byte > call.start_byte or left is None:
+            continue
+        if ctx.source.text(left.start_byte, left.end_byte).replace(" ", "").endswith(".blockDim"):
+            block = assignment.child_by_field_name("right")
+    return block
+
+
+def _shape(ctx, node: tree_sitter.Node | None, at: tree_sitter.Node) -> tuple[int | None, bool] | None:
+    """(x, one row) of a launch's block argument: a literal, `dim3(32, 8)`, or a `dim3` variable."""
+    if node is None:
+        return None
+    node = unparenthesized(node)
+    text = ctx.source.text(node.start_byte, node.end_byte)
+    if node.type == "number_literal":
+        return literal_value(text), True
+    if node.type in ("call_expression", "compound_literal_expression", "initializer_list") and "dim3" in text[:8]:
+        return _components(text[text.find("(") + 1 if "(" in text else text.find("{") + 1 : -1])
+    if node.type == "identifier":
+        return _named_shape(ctx, text, at)
+    return None
+
+
+def _named_shape(ctx, name: str, at: tree_sitter.Node) -> tuple[int | None, bool] | None:
+    function = ctx.device.function_of(at).node
+    scope = (function.start_byte, function.end_byte) if function is not None else (0, len(ctx.source.data))
+    text = ctx.source.data[scope[0] : at.start_byte]
+    declared = [m for m in _DIM3.finditer(text) if m.group(1).decode() == name]
+    if declared:
+        if re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\.\s*x\s*=[^=]", text[declared[-1].end() :]):
+            return None  # `block.x = …` after the declaration: its width is computed
+        return _components(declared[-1].group(2).decode("utf-8", "replace"))
+    value = _local_value(ctx, name, at)
+    if value is not None and value.type == "number_literal":
+        return literal_value(ctx.source.text(value.start_byte, value.end_byte)), True
+    return None
+
+
+def _components(text: str) -> tuple[int | None, bool]:
+    """(x when a literal, the rest all 1) of `32, num_warps` or `32, 1, 1`."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += char in "([{<"
+        depth -= char in ")]}>"
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    parts.append(current.strip())
+    x = literal_value(parts[0]) if re.fullmatch(r"\d+[uU]?", parts[0] or "") else None
+    return x, all(literal_value(part) == 1 for part in parts[1:])
+
+
+def _local_value(ctx, name: str, at: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The value `name` is initialised with in the function around `at`, where it is bound once."""
+    function = ctx.device.function_of(at).node
+    if function is None:
+        return None
+    values = [
+        value for start, value in _initialised(ctx).get(name, ()) if function.start_byte <= start < function.end_byte
+    ]
+    return values[0] if len(values) == 1 else None
+
+
+def _initialised(ctx) -> dict[str, list[tuple[int, tree_sitter.Node]]]:
+    """Name → (where, value) of each of the file's initialised declarators, grouped once."""
+
+    def group() -> dict[str, list[tuple[int, tree_sitter.Node]]]:
+        grouped: dict[str, list[tuple[int, tree_sitter.Node]]] = {}
+        for item in initializers(ctx.parsed.root, ctx.source.data):
+            if item.name is not None and item.value is not None:
+                grouped.setdefault(item.name, []).append((item.node.start_byte, item.value))
+        return grouped
+
+    return ctx.once("initialised names", group)
+
+
+# -- a thread index linearised over rows of 32 -----------------------------------------------------
+
+
+def _linearised_by_rows(ctx, kernel: FunctionInfo) -> bool:
+    """`threadIdx.x + threadIdx.y * 32` (through local copies, either order): the block is 32 wide."""
+    if b"threadIdx.y" not in ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]:
+        return False
+    for node in captures("(binary_expression) @b", kernel.node).get("b", []):
+        parts = binary_parts(node, ctx.source)
+        if parts is None or parts[1] != "+":
+            continue
+        for column, row in ((parts[0], parts[2]), (parts[2], parts[0])):
+            if _is_thread(ctx, column, _X_THREAD, node) and _rows_of_32(ctx, row, node):
+                return True
+    return False
+
+
+def _strides_rows(ctx, kernel: FunctionInfo) -> bool:
+    """`for (c = threadIdx.x; …; c += 32)`: threadIdx.x itself, not a lane taken from it, strides by 32,
+    so the block's x holds 32 threads (with more, two threads would take each element)."""
+    for loop in captures("(for_statement) @f", kernel.node).get("f", []):
+        initializer, update = loop.child_by_field_name("initializer"), loop.child_by_field_name("update")
+        if initializer is None or update is None or update.type != "assignment_expression":
+            continue
+        counter, step = update.child_by_field_name("left"), update.child_by_field_name("right")
+        operator = update.child_by_field_name("operator")
+        if counter is None or step is None or operator is None or not _row_width(ctx, step, loop):
+            continue
+        if ctx.source.text(operator.start_byte, operator.end_byte) != "+=":
+            continue
+        start = _initial_value(ctx, initializer, ctx.source.text(counter.start_byte, counter.end_byte))
+        if start is not None and _starts_at_column(ctx, start, loop):
+            return True
+    return False
+
+
+def _initial_value(ctx, initializer: tree_sitter.Node, counter: str) -> tree_sitter.Node | None:
+    if initializer.type == "declaration":
+        for declarator in initializer.named_children:
+            name = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else None
+            if name is not None and ctx.source.text(name.start_byte, name.end_byte) == counter:
+                return declarator.child_by_field_name("value")
+    elif initializer.type == "assignment_expression":
+        left = initializer.child_by_field_name("left")
+        if left is not None and ctx.source.text(left.start_byte, left.end_byte) == counter:
+            return initializer.child_by_field_name("right")
+    return None
+
+
+def _starts_at_column(ctx, start: tree_sitter.Node, at: tree_sitter.Node) -> bool:
+    """threadIdx.x, or a base plus it (`row * cols + threadIdx.x`)."""
+    start = unparenthesized(start)
+    if _is_thread(ctx, start, _X_THREAD, at):
+        return True
+    parts = binary_parts(start, ctx.source) if start.type == "binary_expression" else None
+    return (
+        parts is not None and parts[1] == "+" and any(_starts_at_column(ctx, side, at) for side in (parts[0], parts[2]))
+    )
+
+
+def _rows_of_32(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> bool:
+    node = unparenthesized(node)
+    parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
+    if parts is None or parts[1] != "*":
+        return False
+    return any(
+        _is_thread(ctx, row, _Y_THREAD, at) and _row_width(ctx, width, at)
+        for row, width in ((parts[0], parts[2]), (parts[2], parts[0]))
+    )
+
+
+def _row_width(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> bool:
+    """A literal 32, or a constant of the kernel's own bound to one (`constexpr unsigned warp_size = 32`):
+    a width the launch matches with its own 32. `warpSize` follows the wavefront, and a project's
+    warp-width constant is widened launch and kernel alike: neither makes a row."""
+    node = unparenthesized(node)
+    if node.type == "identifier":
+        bound = _local_value(ctx, ctx.source.text(node.start_byte, node.end_byte), at)
+        node = unparenthesized(bound) if bound is not None else node
+    if node.type != "number_literal":
+        return False
+    return literal_value(ctx.source.text(node.start_byte, node.end_byte)) == ROW
+
+
+def _is_thread(ctx, node: tree_sitter.Node, builtin: re.Pattern[str], at: tree_sitter.Node, hops: int = 3) -> bool:
+    node = unparenthesized(node)
+    text = ctx.source.text(node.start_byte, node.end_byte)
+    if builtin.match(text.replace(" ", "")):
+        return True
+    if node.type != "identifier" or hops == 0:
+        return False
+    value = _local_value(ctx, text, at)
+    return value is not None and _is_thread(ctx, value, builtin, at, hops - 1)
+
+
+# -- what the row kernels reach --------------------------------------------------------------------
+
+
+def _by_reach(ctx, kernels: dict[str, FunctionInfo], rows: dict[str, bool]) -> BlockRows:
+    helpers: dict[str, list[FunctionInfo]] = {}
+    for info in ctx.device.functions:
+        if info.node is not None and info.is_device and not info.is_kernel:
+            helpers.setdefault(short_name(info.name), []).append(info)
+    reach = {name: _reached(ctx, info, helpers) for name, info in kernels.items()}
+    from_rows = {span: name for name in rows for span in reach[name]}
+    from_others = {span for name in kernels if name not in rows for span in reach[name]}
+    one_row = {span for name, single in rows.items() if single for span in reach[name]}
+    multi_row = {span for name, single in rows.items() if not single for span in reach[name]}
+    found = BlockRows()
+    for span, name in from_rows.items():
+        if span in from_others:
+            found.shared[span] = name
+        else:
+            found.row_only.append(span)
+            if span in one_row and span not in multi_row:
+                found.one_row.append(span)
+    return found
+
+
+def _reached(ctx, kernel: FunctionInfo, helpers: dict[str, list[FunctionInfo]]) -> set[tuple[int, int]]:
+    """The spans of the kernel and of the file's device functions it calls, directly or not."""
+    seen: set[tuple[int, int]] = set()
+    pending = [kernel]
+    while pending:
+        info = pending.pop()
+        span = (info.node.start_byte, info.node.end_byte)
+        if span in seen:
+            continue
+        seen.add(span)
+        for name, _ in ctx.device.calls_inside(info.node):
+            pending.extend(helpers.get(short_name(name), ()))
+    return seen

@@ -1,0 +1,154 @@
+"""Kernels whose blocks are 32 threads wide (porter.rules.block_rows): their 32s are a row's width,
+right on a 64-lane wavefront where two rows share one; porter widens none of them, gives the
+shuffles that could leave a row a width of 32 (WRP016) and says where a vote spans two rows (WRP017).
+
+The shapes are those of real launches: a norm kernel's `dim3 nthrs(32, num_warps)` behind
+cudaLaunchKernelEx's `config.blockDim`, a segment kernel's `dim3(32, 8)`, a dequantiser's
+`<<<blocks, 32>>>`, HIP's hipLaunchKernelGGL. The converted files are built with nvcc and for
+gfx90a/gfx942; corpus/emulate/row_blocks.cu runs them at 32 and 64 lanes (tests/test_emulator.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+from compilers import hip_compile, nvcc_compile
+
+from porter.config import Config
+from porter.convert import convert_source
+from porter.convert.compat import render_header
+from porter.discover import DiscoveredFile
+from porter.scan import analyze_file
+from porter.source import FileKind, SourceFile
+
+ROW_KERNEL = """
+__global__ void centre(const float* in, float* out, int cols) {
+  int r = blockIdx.x * blockDim.y + threadIdx.y;
+  float first = __shfl_sync(0xffffffffu, in[r * cols + threadIdx.x], 0);
+  float m = 0.f;
+  for (int o = 16; o > 0; o >>= 1) m += __shfl_xor_sync(0xffffffffu, in[r * cols + threadIdx.x], o);
+  out[r * cols + threadIdx.x] = in[r * cols + threadIdx.x] - first + m;
+}
+"""
+
+
+def findings(tmp_path, text: str, name: str = "k.cu") -> list[tuple[int, str, str]]:
+    path = tmp_path / name
+    path.write_text(text)
+    kind = FileKind.HIP if name.endswith(".hip") else FileKind.CUDA
+    result = analyze_file(DiscoveredFile(path, name, kind), Config(), deep="never", extra_args=None)
+    assert result.error is None, result.error
+    return sorted((f.line, f.rule, str(f.fix)) for f in result.findings if f.category in ("warp-size", "lane-mask"))
+
+
+LAUNCHES = {
+    "dim3 variable": "void go(const float* a, float* b, int c) { dim3 block(32, 4); centre<<<8, block>>>(a, b, c); }",
+    "inline dim3": "void go(const float* a, float* b, int c) { centre<<<8, dim3(32, 4), 0>>>(a, b, c); }",
+    "launch config": (
+        "void go(const float* a, float* b, int c) {\n  dim3 nthrs(32, 4);\n  cudaLaunchConfig_t config;\n"
+        "  config.blockDim = nthrs;\n  auto kernel = centre;\n  cudaLaunchKernelEx(&config, kernel, a, b, c);\n}"
+    ),
+    "cudaLaunchKernel": (
+        "void go(const float* a, float* b, int c) {\n  void* args[] = {&a, &b, &c};\n"
+        "  cudaLaunchKernel((void*)centre, dim3(8), dim3(32, 4), args, 0, 0);\n}"
+    ),
+}
+
+
+@pytest.mark.parametrize("launch", LAUNCHES, ids=list(LAUNCHES))
+def test_a_launch_with_rows_of_32_keeps_the_kernels_32s(tmp_path, launch):
+    found = findings(tmp_path, ROW_KERNEL + LAUNCHES[launch])
+    # the ladder from 16 stays (no WRP002); the broadcast gets a width; the masks become the row's lanes
+    assert [(line, rule) for line, rule, _ in found] == [(4, "MSK001"), (4, "WRP016"), (6, "MSK001")]
+
+
+NOT_ROWS = {
+    "64 wide": "void go(const float* a, float* b, int c) { centre<<<8, dim3(64, 4)>>>(a, b, c); }",
+    "a named width": "#define WS 32\nvoid go(const float* a, float* b, int c) { centre<<<8, dim3(WS, 4)>>>(a, b, c); }",
+    "x set after": "void go(const float* a, float* b, int c) { dim3 block(32, 4); block.x = c; centre<<<8, block>>>(a, b, c); }",
+}
+
+
+@pytest.mark.parametrize("launch", NOT_ROWS, ids=list(NOT_ROWS))
+def test_a_block_that_is_not_32_literal_threads_wide_is_a_warp_as_before(tmp_path, launch):
+    found = findings(tmp_path, ROW_KERNEL + NOT_ROWS[launch])
+    assert (6, "WRP002", "auto") in found and not any(rule in ("WRP016", "WRP017") for _, rule, _ in found)
+
+
+def test_a_thread_index_linearised_over_rows_of_32_makes_a_row_kernel_without_a_launch(tmp_path):
+    """flashinfer's RMSNorm shape: `thread_id = tx + ty * warp_size` with the kernel's own
+    `constexpr uint32_t warp_size = 32`; its launch sits behind a dispatch macro."""
+    text = """
+__global__ void rms(const float* x, float* y, unsigned d) {
+  const unsigned tx = threadIdx.x, ty = threadIdx.y;
+  constexpr unsigned warp_size = 32;
+  const unsigned thread_id = tx + ty * warp_size;
+  float s = x[thread_id];
+  for (unsigned offset = warp_size / 2; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffff, s, offset);
+  y[thread_id] = s;
+}
+"""
+    assert findings(tmp_path, text) == [(7, "MSK001", "auto")]
+    # warpSize follows the wavefront: `tx + ty * warpSize` is a block as wide as a wavefront
+    widened = text.replace("ty * warp_size", "ty * warpSize")
+    assert (7, "WRP002", "auto") in findings(tmp_path, widened) or (4, "WRP006", "auto") in findings(tmp_path, widened)
+
+
+def test_a_helper_shared_with_a_wider_kernel_gets_a_suggestion_not_an_edit(tmp_path):
+    text = """
+__device__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  return v;
+}
+__global__ void rows(const float* x, float* y) { y[threadIdx.y] = warp_sum(x[threadIdx.y * 32 + threadIdx.x]); }
+__global__ void flat(const float* x, float* y) { y[threadIdx.x / 32] = warp_sum(x[threadIdx.x]); }
+void go(const float* x, float* y) {
+  rows<<<1, dim3(32, 8)>>>(x, y);
+  flat<<<1, 256>>>(x, y);
+}
+"""
+    found = findings(tmp_path, text)
+    assert (3, "WRP002", "suggested") in found
+    assert (7, "WRP001", "auto") in found  # the wider kernel's own warp id is fixed as before
+
+
+def test_one_row_blocks_vote_as_one_warp_and_two_row_blocks_are_told(tmp_path):
+    text = """
+__global__ void one(const int* x, int* y) {
+  unsigned b = __ballot_sync(0xffffffff, x[threadIdx.x] > 0);
+  if (b == 0xffffffff) y[0] = 1;
+}
+__global__ void two(const int* x, int* y) {
+  unsigned b = __ballot_sync(0xffffffff, x[threadIdx.y * 32 + threadIdx.x] > 0);
+  bool all = __all_sync(0xffffffff, x[threadIdx.x] > 0);
+  y[threadIdx.y] = __popc(b) + all;
+}
+void go(const int* x, int* y) {
+  one<<<1, 32>>>(x, y);
+  two<<<1, dim3(32, 2)>>>(x, y);
+}
+"""
+    found = findings(tmp_path, text)
+    # one row: the ballot's unused bits are 0, so `== 0xffffffff` stays; two rows: the ballot needs a person,
+    # `__all_sync` with the row's mask answers per row (no WRP017)
+    assert (4, "MSK001", "auto") not in found
+    assert (7, "WRP017", "manual") in found and not any(line == 8 and rule == "WRP017" for line, rule, _ in found)
+
+
+@pytest.mark.parametrize("mode", ["portable", "hip"])
+def test_converted_row_kernels_build_with_both_compilers(tmp_path, mode):
+    path = tmp_path / "k.cu"
+    path.write_text(ROW_KERNEL + LAUNCHES["dim3 variable"] + "\n")
+    file = DiscoveredFile(path=path, rel=path.name, kind=FileKind.CUDA)
+    found = analyze_file(file, Config(), deep="never", extra_args=None, cap=None).findings
+    port = tmp_path / "port" / path.name
+    port.parent.mkdir()
+    port.write_bytes(convert_source(SourceFile.read(path, path.name, FileKind.CUDA), found, mode, Config()))
+    (port.parent / "porter_compat.h").write_text(render_header({}, Config().targets), encoding="utf-8")
+    converted = port.read_text()
+    assert "__shfl_sync(PORTER_ROW_MASK, in[r * cols + threadIdx.x], 0, 32)" in converted
+    assert "for (int o = 16;" in converted and "__shfl_xor_sync(PORTER_ROW_MASK," in converted
+    hip = hip_compile(port, tmp_path, targets=("gfx90a", "gfx942"))
+    assert hip.returncode == 0, hip.stderr[-3000:]
+    if mode == "portable":
+        nvcc = nvcc_compile(port, tmp_path)
+        assert nvcc.returncode == 0, nvcc.stderr[-3000:]
