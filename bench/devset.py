@@ -98,6 +98,9 @@ def render(counts: dict[str, Counter], files: int, seconds: float) -> str:
         "",
         f"ballot_count.cu's lane-selected part of a ballot and written_for_wave64.hip (HIP kernels written for 64 lanes), against porter at {WRITTEN_FOR_64['commit']}:",
         f"{WRITTEN_FOR_64['result']} ({WRITTEN_FOR_64['why']}).",
+        "",
+        f"row_blocks.cu (kernels whose blocks are 32 threads wide), against porter at {ROW_BLOCKS['commit']}:",
+        f"{ROW_BLOCKS['result']} ({ROW_BLOCKS['why']}).",
     ]
     return "\n".join(lines) + "\n"
 
@@ -123,6 +126,14 @@ WRITTEN_FOR_64 = {
     "result": "lane-mask recall 16/17, warp-size precision 29/32",
     "why": "`unsigned below = votes & lanes_below` kept the ballot's part in 32 bits unreported; a bitonic ladder's "
     "`(lane / 32) & 1` and a kernel pairing half-wavefronts (`lane == 32`) read as 32-lane warps",
+}
+
+ROW_BLOCKS = {
+    "commit": "56b74c9",
+    "result": "wave-correctness recall 15/19, 3 false positives",
+    "why": "the row's 32s widened: a kernel-local `row = 32` (WRP006), a ladder from 16 in a 32-thread block "
+    "(WRP002), the host's count of rows (WRP008), whose automatic fixes made the port sum two rows; the shuffles "
+    "that leave a row and the ballot over two rows unreported",
 }
 
 # measured once, by hand, with the same files and porter at the commit before this work

@@ -445,6 +445,14 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
 
 # -- WRP016 / WRP017: kernels whose warps are their block's 32-thread rows --------------------------
 
+
+def _row_mask(ctx: FileContext, mask: tree_sitter.Node | None) -> bool:
+    """All 32 lanes of a row: a 32-bit full mask, or the compat header's PORTER_ROW_MASK it becomes."""
+    if mask is None:
+        return False
+    return is_full_mask_32(ctx, mask) or ctx.source.text(mask.start_byte, mask.end_byte).strip() == portable.ROW_MASK
+
+
 _ROW_VOTES = (*VOTE_CALLS, "__any_sync", "__all_sync", "__any", "__all", "__match_all")
 
 
@@ -473,8 +481,8 @@ def _row_crossings(ctx: FileContext) -> Iterable[Finding]:
     for name, call in ctx.device.calls_named(_ROW_VOTES):
         if not rows.row_only_at(call.start_byte) or rows.one_row_at(call.start_byte):
             continue
-        if name in ("__any_sync", "__all_sync") and is_full_mask_32(ctx, next(iter(call_arguments(call)), None)):
-            continue  # its mask becomes the row's lanes (MSK001), and HIP then answers for each row apart
+        if name in ("__any_sync", "__all_sync") and _row_mask(ctx, next(iter(call_arguments(call)), None)):
+            continue  # the row's lanes (MSK001 makes a 32-bit full mask so): HIP then answers for each row apart
         yield ROW_VOTE.finding(
                 ctx, call.start_byte, call.child_by_field_name("function").end_byte,
                 f"`{name}` in a kernel whose block is 32 threads wide: two rows share a 64-lane wavefront, and the vote covers both",
