@@ -427,10 +427,13 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
     uses = [*_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx)]
     written_for_64 = _functions_naming_upper_lanes(ctx) if uses else []
     rows = block_rows(ctx) if uses else BlockRows()
+    groups = _group_widths(ctx) if uses else set()
     for finding in uses:
         start = finding.span.start_byte
         if finding.rule == HOST_WARPS_PER_BLOCK.id:
             yield finding
+        elif _cites_only_group_widths(ctx, finding, groups):
+            continue  # `warp_size / threads_per_row` in its function: a group inside the warp, not the warp
         elif any(f.start_byte <= start < f.end_byte for f in written_for_64) or rows.row_only_at(start):
             continue  # the function's 32s are a half-wavefront or its block's 32-thread row: right as written
         elif (kernel := rows.row_kernel_sharing(start)) is not None:
@@ -441,6 +444,30 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
             )
         else:
             yield finding
+
+
+# what is the warp width whatever its value: `warpSize`, ggml's `warp_size` template parameter and
+# `ggml_cuda_get_physical_warp_size()`
+_WARP_WIDTH_NAME = re.compile(r"(?i)warp_?size|wave(?:front)?_?size|warp_?width")
+_WIDTH_SHAPES = ("identifier", "call_expression", "qualified_identifier", "field_expression")
+
+
+def _group_widths(ctx: FileContext) -> set[str]:
+    """Constants the file divides a warp width by (`nrows = warp_size / threads_per_row`): the threads
+    of a group inside the warp, 32 on NVIDIA by coincidence of the data layout (llama.cpp's quantised
+    tiles keep it when the warp is 64 wide). By file, not by function: a conditional in the middle of
+    a function (`#if MMA … #else … #endif`) often breaks its parse in two."""
+    found = set()
+    for _, left, _, right in ctx.device.binaries(("/",), ordered=False):
+        if right.type == "identifier" and left.type in _WIDTH_SHAPES:
+            if _WARP_WIDTH_NAME.search(ctx.source.text(left.start_byte, left.end_byte)):
+                found.add(ctx.source.text(right.start_byte, right.end_byte))
+    return found
+
+
+def _cites_only_group_widths(ctx: FileContext, finding: Finding, groups: set[str]) -> bool:
+    cited = _cited(ctx, finding) if groups else []
+    return bool(cited) and all(name in groups for name in cited)
 
 
 # -- WRP016 / WRP017: kernels whose warps are their block's 32-thread rows --------------------------
@@ -854,7 +881,8 @@ def _guards(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
             yield guard
         elif left.type == "identifier" and ctx.value_of(left) == 32:
             # `static_assert(WS == 32)` on a constant: a guard if some file uses WS as the warp width
-            ctx.project.pending.append((_constant_key(ctx, ctx.source.text(left.start_byte, left.end_byte)), guard))
+            name = ctx.source.text(left.start_byte, left.end_byte)
+            ctx.project.pending.append((_constant_key(ctx, name, left.start_byte), guard))
 
 
 def _is_warp_size(ctx: FileContext, node: tree_sitter.Node, warp_names: set[str]) -> bool:
@@ -1321,15 +1349,43 @@ def _guarding_comparisons(ctx: FileContext, node: tree_sitter.Node, kinds: tuple
 # porter.rules.project settles it across the scan.
 
 
-def _constant_key(ctx: FileContext, name: str) -> str:
-    """The constant a name means here: a source file's own definition is seen by that file alone;
-    a header's, or one the file does not define, by every file of the project."""
+def _constant_key(ctx: FileContext, name: str, at: int | None = None) -> str:
+    """The constant a name means at byte `at`: one defined in the function around it is that
+    function's alone (two headers' `constexpr int warp_size = 32` inside their own functions are two
+    constants); a source file's own definition is seen by that file alone; a header's, or one the
+    file does not define, by every file of the project."""
+    for start, end in _local_definitions(ctx).get(name, ()) if at is not None else ():
+        if start <= at < end:
+            return f"warp-width:{name}@{ctx.source.rel}:{start}"
     if (
         any(defined == name for defined, _ in _own_definitions(ctx))
         and ctx.source.path.suffix.lower() not in HEADER_SUFFIXES
     ):
         return f"warp-width:{name}@{ctx.source.rel}"
     return f"warp-width:{name}"
+
+
+def _keys_of(ctx: FileContext, name: str) -> set[str]:
+    """Every key the name has in this file: its functions' own constants and the file's or project's."""
+    return {_constant_key(ctx, name)} | {
+        _constant_key(ctx, name, start) for start, _ in _local_definitions(ctx).get(name, ())
+    }
+
+
+def _local_definitions(ctx: FileContext) -> dict[str, list[tuple[int, int]]]:
+    """Name → the spans of the functions that define it as a constant of their own."""
+
+    def find() -> dict[str, list[tuple[int, int]]]:
+        scopes: dict[str, list[tuple[int, int]]] = {}
+        root = ctx.parsed.root
+        for name, finding in _own_definitions(ctx):
+            node = root.descendant_for_byte_range(finding.span.start_byte, finding.span.end_byte) if root else None
+            function = ctx.device.function_of(node).node if node is not None else None
+            if function is not None:
+                scopes.setdefault(name, []).append((function.start_byte, function.end_byte))
+        return scopes
+
+    return ctx.once("function-local warp constants", find)
 
 
 def _own_definitions(ctx: FileContext) -> list[tuple[str, Finding]]:
@@ -1344,12 +1400,14 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding]) -> None:
             continue  # the host's fix differs from the definition's: it stays either way
         if finding.rule == PER_WARP_SHARED.id and _whole_extent(ctx, finding):
             continue  # `[MAX_WARPS]` indexed by lane: 32 slots, maybe warps per block; the use's own fix is safe
-        for key in (_constant_key(ctx, name) for name in _cited(ctx, finding)):
+        for key in (_constant_key(ctx, name, finding.span.start_byte) for name in _cited(ctx, finding)):
             ctx.project.claims.add(key)
             ctx.project.withdrawals.append((key, finding.rule, finding.span.start_byte, finding.span.end_byte))
     other_roles = _bit_counting_constants(ctx) | _square_tile_constants(ctx)
-    ctx.project.vetoes |= {_constant_key(ctx, name) for name in other_roles}
-    ctx.project.pending += [(_constant_key(ctx, name), finding) for name, finding in _own_definitions(ctx)]
+    ctx.project.vetoes |= {key for name in other_roles for key in _keys_of(ctx, name)}
+    ctx.project.pending += [
+        (_constant_key(ctx, name, finding.span.start_byte), finding) for name, finding in _own_definitions(ctx)
+    ]
 
 
 def _whole_extent(ctx: FileContext, finding: Finding) -> bool:
