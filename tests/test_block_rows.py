@@ -128,16 +128,26 @@ void go(const int* x, int* y) {
 }
 """
     found = findings(tmp_path, text)
-    # one row: the ballot's unused bits are 0, so `== 0xffffffff` stays; two rows: the ballot needs a person,
-    # `__all_sync` with the row's mask answers per row (no WRP017)
+    # one row: the ballot's unused bits are 0, so `== 0xffffffff` stays; two rows: the ballot becomes the row's
+    # 32 bits (porter_row_ballot), and `__all_sync` with the row's mask answers per row (no WRP017)
     assert (4, "MSK001", "auto") not in found
-    assert (7, "WRP017", "manual") in found and not any(line == 8 and rule == "WRP017" for line, rule, _ in found)
+    assert (7, "WRP017", "auto") in found and not any(line == 8 and rule == "WRP017" for line, rule, _ in found)
+    assert not any(line in (7, 9) and rule in ("MSK002", "MSK003") for line, rule, _ in found)  # 32 bits, a row's
+
+
+RANKS = """
+__global__ void ranks(const float* in, int* out) {
+  unsigned hits = __ballot_sync(0xffffffffu, in[threadIdx.y * 32 + threadIdx.x] > 0.f);
+  out[threadIdx.y * 32 + threadIdx.x] = __popc(hits & ((1u << threadIdx.x) - 1));
+}
+void go_ranks(const float* a, int* b) { ranks<<<1, dim3(32, 2)>>>(a, b); }
+"""
 
 
 @pytest.mark.parametrize("mode", ["portable", "hip"])
 def test_converted_row_kernels_build_with_both_compilers(tmp_path, mode):
     path = tmp_path / "k.cu"
-    path.write_text(ROW_KERNEL + LAUNCHES["dim3 variable"] + "\n")
+    path.write_text(ROW_KERNEL + LAUNCHES["dim3 variable"] + "\n" + RANKS)
     file = DiscoveredFile(path=path, rel=path.name, kind=FileKind.CUDA)
     found = analyze_file(file, Config(), deep="never", extra_args=None, cap=None).findings
     port = tmp_path / "port" / path.name
@@ -147,6 +157,7 @@ def test_converted_row_kernels_build_with_both_compilers(tmp_path, mode):
     converted = port.read_text()
     assert "__shfl_sync(PORTER_ROW_MASK, in[r * cols + threadIdx.x], 0, 32)" in converted
     assert "for (int o = 16;" in converted and "__shfl_xor_sync(PORTER_ROW_MASK," in converted
+    assert "unsigned hits = porter_row_ballot(PORTER_ROW_MASK, " in converted and "__popc(hits" in converted
     hip = hip_compile(port, tmp_path, targets=("gfx90a", "gfx942"))
     assert hip.returncode == 0, hip.stderr[-3000:]
     if mode == "portable":

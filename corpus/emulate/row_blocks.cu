@@ -40,3 +40,12 @@ __global__ void dequantise(const int* q, const float* scales, float* out) {
   lowest = __shfl_sync(0xffffffffu, lowest, 0);  // expect: SYN001 MSK001 WRP016
   for (int i = threadIdx.x; i < 64; i += 32) out[blockIdx.x * 64 + i] = q[blockIdx.x * 64 + i] * scales[blockIdx.x] - lowest;
 }
+
+__global__ void row_ranks(const float* in, int* rank, int* count) {
+  const int tid = threadIdx.x + threadIdx.y * 32;
+  const int at = blockIdx.x * blockDim.y * 32 + tid;
+  const float v = in[at];
+  unsigned hits = __ballot_sync(0xffffffffu, v > 0.f);  // expect: SYN001 MSK001 WRP017
+  rank[at] = v > 0.f ? __popc(hits & ((1u << threadIdx.x) - 1)) : -1;
+  if (threadIdx.x == 0) count[blockIdx.x * blockDim.y + threadIdx.y] = __popc(hits) * 100 + __ffs(hits);
+}

@@ -59,6 +59,10 @@ class BlockRows:
     def one_row_at(self, offset: int) -> bool:
         return any(start <= offset < end for start, end in self.one_row)
 
+    def two_rows_at(self, offset: int) -> bool:
+        """In a function of row kernels whose blocks may hold two rows to a wavefront."""
+        return self.row_only_at(offset) and not self.one_row_at(offset)
+
     def row_kernel_sharing(self, offset: int) -> str | None:
         """The row kernel that calls the function at `offset`, where other kernels call it too."""
         return next((name for (start, end), name in self.shared.items() if start <= offset < end), None)

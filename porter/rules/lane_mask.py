@@ -378,6 +378,8 @@ def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
             if value is None:
                 continue
             text = ctx.source.text(value.start_byte, value.end_byte)
+            if block_rows(ctx).two_rows_at(value.start_byte):
+                continue  # a 32-thread row's vote, 32 bits once WRP017 takes the row's half
             call = ctx.device.vote_in(text)
             if call is None and _copies_a_mask(ctx, value):
                 call = f"`{text}` (a lane mask)" if len(text) <= 40 else "a lane mask"
@@ -419,6 +421,8 @@ def _bit_ops(ctx: FileContext) -> Iterable[Finding]:
             continue
         argument = arguments[0]
         text = ctx.source.text(argument.start_byte, argument.end_byte)
+        if block_rows(ctx).two_rows_at(call.start_byte):
+            continue  # a 32-thread row's vote, 32 bits once WRP017 takes the row's half
         if VarClass.MASK in ctx.device.expression_classes(argument) or ctx.device.vote_in(text):
             yield _bit_op_finding(ctx, name, call, argument)
 

@@ -320,7 +320,7 @@ ROW_VOTE = Rule(
     category="warp-size",
     audits_hip=True,
     severity=Severity.ERROR,
-    fix=FixKind.MANUAL,
+    fix=FixKind.AUTO,
     summary="Warp vote in a kernel whose 32-thread rows share a wavefront",
     what=(
         "In a kernel launched with blocks 32 threads wide and more than one row (`dim3 block(32, 8)`, or a thread "
@@ -334,8 +334,10 @@ ROW_VOTE = Rule(
     "the row's mask answer for both rows together.",
     example="// launched with dim3 block(32, 4)\nunsigned hits = __ballot_sync(0xffffffff, x > 0.f);",
     use_instead=(
-        "Take the row's half of the wavefront's ballot: `(unsigned)(__ballot(p) >> (__lane_id() & 32))` on "
-        "wave64; for `__any`/`__all`, compare that half with 0 or with the row's full mask."
+        "The row's half of the wavefront's ballot, in 32 bits as NVIDIA gives it: porter writes "
+        "`porter_row_ballot(mask, p)` and `porter_row_activemask()` (the compat header's "
+        "`(unsigned)(__ballot_sync(mask, p) >> (__lane_id() & 32))` on AMD, `__ballot_sync` on NVIDIA); "
+        "`__match_*` and maskless `__any`/`__all` are left to a person: give them the row's mask."
     ),
 )
 
@@ -510,10 +512,14 @@ def _row_crossings(ctx: FileContext) -> Iterable[Finding]:
             continue
         if name in ("__any_sync", "__all_sync") and _row_mask(ctx, next(iter(call_arguments(call)), None)):
             continue  # the row's lanes (MSK001 makes a 32-bit full mask so): HIP then answers for each row apart
+        function = call.child_by_field_name("function")
+        row_vote = portable.ROW_VOTES.get(name)
         yield ROW_VOTE.finding(
-                ctx, call.start_byte, call.child_by_field_name("function").end_byte,
-                f"`{name}` in a kernel whose block is 32 threads wide: two rows share a 64-lane wavefront, and the vote covers both",
-            )  # fmt: skip
+            ctx, call.start_byte, function.end_byte,
+            f"`{name}` in a kernel whose block is 32 threads wide: two rows share a 64-lane wavefront, and the vote covers both",
+            edits=(Edit(function.start_byte, function.end_byte, row_vote.encode()),) if row_vote else (),
+            fix=FixKind.AUTO if row_vote else FixKind.MANUAL,
+        )  # fmt: skip
 
 
 # a lane compared with one of lanes 32-63 (`lane == 32`, `lane_id >= 48`): the ends of a 32-lane
