@@ -24,6 +24,7 @@ from porter.embedded import device_source
 from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, include_point, parse
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
+from porter.rules.block_rows import project_row_launches
 from porter.rules.branches import learned_rocm_markers
 from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants, stand_ins
 from porter.rules.embedded import hold_fixes
@@ -243,6 +244,7 @@ def _analyze(
             project_shims=project.shims if project else None,
             project_width_splits=project.width_splits if project else {},
             project_conditions=project.conditions if project else None,
+            project_row_launches=project.row_launches if project else {},
         )
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))
@@ -359,7 +361,7 @@ def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
         if header:
             headers.append(data)
             names.append(file.path.name)
-    return header_constants(headers, learned_rocm_markers(sources), names)
+    return header_constants(headers, learned_rocm_markers(sources), names, project_row_launches(sources))
 
 
 def _size(path: Path) -> int:

@@ -163,3 +163,22 @@ def test_converted_row_kernels_build_with_both_compilers(tmp_path, mode):
     if mode == "portable":
         nvcc = nvcc_compile(port, tmp_path)
         assert nvcc.returncode == 0, nvcc.stderr[-3000:]
+
+
+def test_a_kernel_in_a_header_launched_with_rows_from_another_file_is_a_row_kernel(tmp_path):
+    """The kernel in a `.cuh`, its launch with `dim3(32, 4)` in the `.cu` that includes it: the
+    scan's serial phase reads the project's launches, as it reads its headers' constants."""
+    from porter.scan import scan
+
+    (tmp_path / "rows.cuh").write_text(ROW_KERNEL)
+    (tmp_path / "launch.cu").write_text('#include "rows.cuh"\n' + LAUNCHES["inline dim3"] + "\n")
+    both = scan([tmp_path], Config(), jobs=1)
+    header = sorted((f.line, f.rule) for f in both.findings if f.file == "rows.cuh" and f.category == "warp-size")
+    assert header == [(4, "WRP016")]
+    alone = scan([tmp_path / "rows.cuh"], Config(), jobs=1)
+    assert (6, "WRP002") in {(f.line, f.rule) for f in alone.findings}
+    (tmp_path / "other.cu").write_text(
+        '#include "rows.cuh"\nvoid again(const float* a, float* b, int c) { centre<<<8, 256>>>(a, b, c); }\n'
+    )
+    mixed = scan([tmp_path], Config(), jobs=1)  # launched 256 wide too: a warp as before
+    assert (6, "WRP002") in {(f.line, f.rule) for f in mixed.findings if f.file == "rows.cuh"}

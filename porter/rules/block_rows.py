@@ -9,7 +9,7 @@ them (a ladder from 32, a stride of 64) mixes two rows' values or reads lanes th
 What must change is each warp operation that reaches past its row: a shuffle from a lane of the
 other row, a vote over both.
 
-The evidence is the file's own: its launches (`<<<…>>>`, cudaLaunchKernel, hipLaunchKernelGGL,
+The evidence is the file's own, or the project's launches of its kernels: its launches (`<<<…>>>`, cudaLaunchKernel, hipLaunchKernelGGL,
 cudaLaunchKernelEx's `config.blockDim`) whose block's x is the literal 32 (a named constant may
 be a warp width porter widens, launch and kernel alike), and kernels that linearise their thread
 index with a row of 32. A kernel launched with any other width is not one.
@@ -78,7 +78,9 @@ def block_rows(ctx) -> BlockRows:
 
 def _find(ctx) -> BlockRows:
     data = ctx.source.data
-    if ctx.parsed.root is None or not any(needle in data for needle in _NEEDLES):
+    if ctx.parsed.root is None:
+        return BlockRows()
+    if not ctx.project_row_launches and not any(needle in data for needle in _NEEDLES):
         return BlockRows()
     kernels = {short_name(info.name): info for info in ctx.device.functions if info.is_kernel and info.node}
     if not kernels:
@@ -92,6 +94,8 @@ def _find(ctx) -> BlockRows:
                 rows[name] = all(single for _, single in seen)
         elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info):
             rows[name] = False
+        elif name in ctx.project_row_launches:  # launched from another of the project's files
+            rows[name] = ctx.project_row_launches[name]
     if not rows:
         return BlockRows()
     return _by_reach(ctx, kernels, rows)
@@ -116,6 +120,66 @@ def row_count_names(ctx) -> frozenset[str]:
         return frozenset(found - {"dim3"})
 
     return ctx.once("row count names", find)
+
+
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def project_row_launches(sources: list[bytes]) -> dict[str, bool]:
+    """Kernel name → whether every launch the project's files make of it, with a block they spell
+    out, is one row (the value), for the kernels all such launches give blocks 32 threads wide: a
+    kernel in a header launched from a `.cu` (`kernel<<<grid, dim3(32, 8)>>>`). Read from the text,
+    in the scan's serial phase, beside the headers' constants."""
+    shapes: dict[str, list[tuple[int | None, bool]]] = {}
+    for data in sources:
+        if b"<<<" not in data:
+            continue
+        at = data.find(b"<<<")
+        while at >= 0:  # each launch found by its `<<<`: a regex from every word would cost ten times more
+            end = data.find(b">>>", at)
+            name = _launched_name(data, at) if end > 0 else None
+            if name and b";" not in data[at:end]:
+                parts = _top_level_parts(data[at + 3 : end].decode("utf-8", "replace"))
+                shape = _text_shape(data, at, parts[1]) if len(parts) > 1 else None
+                if shape is not None and shape[0] is not None:
+                    shapes.setdefault(name, []).append(shape)
+            at = data.find(b"<<<", at + 3)
+    return {name: all(single for _, single in seen) for name, seen in shapes.items() if all(x == ROW for x, _ in seen)}
+
+
+def _launched_name(data: bytes, at: int) -> str | None:
+    """The kernel named before the `<<<` at `at`: `kernel`, `kernel<T, 4>`, `ns::kernel<T>` (read
+    backwards: past blanks, then a template's brackets, then the name)."""
+    index = at - 1
+    while index >= 0 and data[index] in b" \t\r\n":
+        index -= 1
+    if index >= 0 and data[index] == 0x3E:  # `>`: the template's arguments
+        depth = 0
+        while index >= 0 and at - index < 400:
+            depth += (data[index] == 0x3E) - (data[index] == 0x3C)
+            index -= 1
+            if depth == 0:
+                break
+        while index >= 0 and data[index] in b" \t\r\n":
+            index -= 1
+    end = index + 1
+    while index >= 0 and data[index] in _NAME_BYTES:
+        index -= 1
+    return data[index + 1 : end].decode() if end > index + 1 else None
+
+
+def _text_shape(data: bytes, at: int, block: str) -> tuple[int | None, bool] | None:
+    block = block.strip()
+    if re.fullmatch(r"\d+[uU]?", block):
+        return literal_value(block), True
+    inline = re.fullmatch(r"dim3\s*[({](.*)[)}]", block, re.S)
+    if inline:
+        return _components(inline.group(1))
+    if re.fullmatch(r"[A-Za-z_]\w*", block):
+        declared = [m for m in _DIM3.finditer(data, max(0, at - 4096), at) if m.group(1).decode() == block]
+        if declared and not re.search(rb"\b" + block.encode() + rb"\s*\.\s*x\s*=[^=]", data[declared[-1].end() : at]):
+            return _components(declared[-1].group(2).decode("utf-8", "replace"))
+    return None
 
 
 def short_name(name: str) -> str:
@@ -211,6 +275,13 @@ def _named_shape(ctx, name: str, at: tree_sitter.Node) -> tuple[int | None, bool
 
 def _components(text: str) -> tuple[int | None, bool]:
     """(x when a literal, the rest all 1) of `32, num_warps` or `32, 1, 1`."""
+    parts = _top_level_parts(text)
+    x = literal_value(parts[0]) if re.fullmatch(r"\d+[uU]?", parts[0] or "") else None
+    return x, all(literal_value(part) == 1 for part in parts[1:])
+
+
+def _top_level_parts(text: str) -> list[str]:
+    """`a, f(b, c), d` as its three parts: the commas outside brackets."""
     parts, depth, current = [], 0, ""
     for char in text:
         depth += char in "([{<"
@@ -221,8 +292,7 @@ def _components(text: str) -> tuple[int | None, bool]:
         else:
             current += char
     parts.append(current.strip())
-    x = literal_value(parts[0]) if re.fullmatch(r"\d+[uU]?", parts[0] or "") else None
-    return x, all(literal_value(part) == 1 for part in parts[1:])
+    return parts
 
 
 def _local_value(ctx, name: str, at: tree_sitter.Node) -> tree_sitter.Node | None:

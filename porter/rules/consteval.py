@@ -247,6 +247,7 @@ class HeaderConstants:
     width_splits: dict = field(default_factory=dict)  # name -> branches.PassSplit
     votes: frozenset[str] = frozenset()  # functions and macros whose result is a vote (votes.vote_wrappers)
     shims: object = None  # the headers that define CUDA names as HIP's (names.ShimIndex)
+    row_launches: dict[str, bool] = field(default_factory=dict)  # block_rows.project_row_launches
 
     @classmethod
     def of(
@@ -258,6 +259,7 @@ class HeaderConstants:
         width_splits: dict | None = None,
         votes: frozenset[str] = frozenset(),
         shims=None,
+        row_launches: dict[str, bool] | None = None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr((
@@ -265,9 +267,10 @@ class HeaderConstants:
             conditions and (sorted(conditions.macros.items()), sorted(conditions.bodies.items())),
             sorted(width_splits.items()), sorted(votes),
             shims and (sorted(shims.shims.items()), sorted(shims.includes.items())),
+            sorted((row_launches or {}).items()),
         ))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
-        return cls(values, digest, specifiers, attributes, conditions, width_splits, votes, shims)
+        return cls(values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {})
 
 
 _SPECIFIER = re.compile(r"(?<![\w$])__(global|device)__(?![\w$])")
@@ -402,14 +405,18 @@ _CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper 
 
 
 def header_constants(
-    headers: list[bytes], rocm_markers: Iterable[str] = (), names: list[str] | None = None
+    headers: list[bytes],
+    rocm_markers: Iterable[str] = (),
+    names: list[str] | None = None,
+    row_launches: dict[str, bool] | None = None,
 ) -> HeaderConstants:
     """Integer constants the project's headers define, for the files that include them.
 
     Names defined with two different values (per-platform branches, per-file variants) are
     dropped: which one a file sees depends on what it includes and how it is compiled.
     `rocm_markers` are the project's own macros for "compiled by HIP" (branches.learned_rocm_markers);
-    `names`, the headers' file names, place the CUDA names they map onto HIP's (names.ShimIndex).
+    `names`, the headers' file names, place the CUDA names they map onto HIP's (names.ShimIndex);
+    `row_launches`, the project's kernels launched with blocks 32 threads wide (block_rows), ride along.
     """
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
@@ -424,7 +431,14 @@ def header_constants(
     votes = frozenset(name for data in headers for name in vote_wrappers(data))
     shims = ShimIndex.of(list(zip(names, headers, strict=True))) if names is not None else None
     return HeaderConstants.of(
-        constants, specifier_macros(macros), _project_attribute_macros(macros), conditions, splits, votes, shims
+        constants,
+        specifier_macros(macros),
+        _project_attribute_macros(macros),
+        conditions,
+        splits,
+        votes,
+        shims,
+        row_launches,
     )
 
 
