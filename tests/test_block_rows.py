@@ -182,3 +182,17 @@ def test_a_kernel_in_a_header_launched_with_rows_from_another_file_is_a_row_kern
     )
     mixed = scan([tmp_path], Config(), jobs=1)  # launched 256 wide too: a warp as before
     assert (6, "WRP002") in {(f.line, f.rule) for f in mixed.findings if f.file == "rows.cuh"}
+
+
+def test_a_one_row_kernel_found_by_its_stride_alone(tmp_path):
+    """`for (i = threadIdx.x; …; i += 32)`: threadIdx.x itself strides by 32, so its block is 32
+    threads wide (with more, two threads would take each element); no launch in sight."""
+    text = """
+__global__ void row_min(const float* x, float* out, int n) {
+  float m = 1e30f;
+  for (int i = threadIdx.x; i < n; i += 32) m = fminf(m, x[i]);
+  for (int o = 16; o > 0; o >>= 1) m = fminf(m, __shfl_down_sync(0xffffffff, m, o));
+  if (threadIdx.x == 0) *out = m;
+}
+"""
+    assert [(line, rule) for line, rule, _ in findings(tmp_path, text)] == [(5, "MSK001"), (5, "WRP016")]

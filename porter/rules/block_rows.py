@@ -36,7 +36,7 @@ _LAUNCH_CALLS = {
     "hipLaunchKernelGGL": (0, 2),
 }
 _LAUNCH_EX = ("cudaLaunchKernelEx", "hipLaunchKernelExC", "cudaLaunchKernelExC")
-_NEEDLES = (b"<<<", b"threadIdx.y", b"LaunchKernel")
+_NEEDLES = (b"<<<", b"threadIdx.y", b"LaunchKernel", b"+= 32", b"+=32")  # launches, 2-D blocks, strides
 _DIM3 = re.compile(rb"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
 _KERNEL_REFERENCE = re.compile(
     r"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<[^>]*>\s*\()?[\s(&*]*([\w:]+)"
