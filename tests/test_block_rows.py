@@ -196,3 +196,21 @@ __global__ void row_min(const float* x, float* out, int n) {
 }
 """
     assert [(line, rule) for line, rule, _ in findings(tmp_path, text)] == [(5, "MSK001"), (5, "WRP016")]
+
+
+def test_a_template_width_given_32_in_a_row_kernel_stays_and_elsewhere_widens(tmp_path):
+    text = """
+template <int width>
+__device__ float warp_sum(float v) {
+  for (int o = width / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
+  return v;
+}
+__global__ void rows(const float* x, float* y) { y[threadIdx.y] = warp_sum<32>(x[threadIdx.y * 32 + threadIdx.x]); }
+__global__ void flat(const float* x, float* y) { y[blockIdx.x] = warp_sum<32>(x[threadIdx.x]); }
+void go(const float* x, float* y) {
+  rows<<<1, dim3(32, 8)>>>(x, y);
+  flat<<<1, 256>>>(x, y);
+}
+"""
+    found = findings(tmp_path, text)
+    assert (8, "WRP002", "auto") in found and not any(line == 7 and rule == "WRP002" for line, rule, _ in found)

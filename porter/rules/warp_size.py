@@ -426,7 +426,7 @@ def device_uses(ctx: FileContext) -> list[Finding]:
 def _all_uses(ctx: FileContext) -> Iterable[Finding]:
     if not search_fast(ctx.source.data, _MAY_ASSUME_32_NEEDLES, _MAY_ASSUME_32):
         return
-    uses = [*_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx)]
+    uses = [*_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx), *_template_widths(ctx)]
     written_for_64 = _functions_naming_upper_lanes(ctx) if uses else []
     rows = block_rows(ctx) if uses else BlockRows()
     groups = _group_widths(ctx) if uses else set()
@@ -470,6 +470,90 @@ def _group_widths(ctx: FileContext) -> set[str]:
 def _cites_only_group_widths(ctx: FileContext, finding: Finding, groups: set[str]) -> bool:
     cited = _cited(ctx, finding) if groups else []
     return bool(cited) and all(name in groups for name in cited)
+
+
+# -- WRP006 / WRP002: a template's integer parameter that is its warp width -------------------------
+
+_TEMPLATE_PARAMETERS = (
+    "parameter_declaration", "optional_parameter_declaration", "type_parameter_declaration",
+    "optional_type_parameter_declaration", "variadic_parameter_declaration", "variadic_type_parameter_declaration",
+    "template_template_parameter_declaration",
+)  # fmt: skip
+
+
+def _template_widths(ctx: FileContext) -> Iterable[Finding]:
+    """`template <int width = 32> float warp_sum(float v)` whose ladder starts at `width / 2` (or whose
+    shuffles take `width`): the default, and a call's `warp_sum<32>(v)`, size a 32-lane reduction."""
+    if b"template" not in ctx.source.data or b"shfl" not in ctx.source.data:
+        return
+    for template, name, index, parameter in _width_parameters(ctx):
+        default = parameter.child_by_field_name("default_value")
+        if default is not None and warp_value(ctx, default) == 32 and default.type == "number_literal":
+            yield WARP_CONSTANT.finding(
+                ctx, default.start_byte, default.end_byte,
+                f"`{name}` defaults to 32 and sizes `{template}`'s shuffles: on wave64 they cover half the wavefront",
+                edits=_literal_edit(ctx, default, portable.WARP_SIZE),
+            )  # fmt: skip
+        for argument in _template_arguments(ctx, template, index):
+            if warp_value(ctx, argument) == 32 or ctx.value_of(argument) == 32:
+                yield SHUFFLE_OFFSET.finding(
+                    ctx, argument.start_byte, argument.end_byte,
+                    f"`{template}<{short_text(ctx, argument)}>` sizes its shuffles for 32 lanes: on wave64 they cover half the wavefront",
+                    edits=_literal_edit(ctx, argument, portable.WARP_SIZE),
+                )  # fmt: skip
+
+
+def _width_parameters(ctx: FileContext):
+    """(template name, parameter name, position, parameter node) of the file's function templates'
+    integer parameters that their bodies use as the warp width."""
+    for declaration in captures("(template_declaration) @t", ctx.parsed.root).get("t", []):
+        parameters = declaration.child_by_field_name("parameters")
+        function = next((c for c in declaration.named_children if c.type == "function_definition"), None)
+        if parameters is None or function is None:
+            continue
+        template = ctx.device.function_of(function.child_by_field_name("body") or function).name
+        listed = [p for p in parameters.named_children if p.type in _TEMPLATE_PARAMETERS]
+        for index, parameter in enumerate(listed):
+            declarator = parameter.child_by_field_name("declarator")
+            if parameter.type.startswith(("parameter", "optional_parameter")) and declarator is not None:
+                name = ctx.source.text(declarator.start_byte, declarator.end_byte)
+                if declarator.type == "identifier" and _sizes_shuffles(ctx, function, name):
+                    yield short_template_name(template), name, index, parameter
+
+
+def short_template_name(name: str) -> str:
+    return re.sub(r"<.*", "", name.split("(")[0]).split("::")[-1].strip()
+
+
+def _sizes_shuffles(ctx: FileContext, function: tree_sitter.Node, name: str) -> bool:
+    """A ladder from `name / 2` (`name >> 1`) whose counter a shuffle takes, or a shuffle of width `name`."""
+    half = re.compile(rf"^\(?\s*{re.escape(name)}\s*(?:/\s*2|>>\s*1)\s*\)?$")
+    for loop in captures("(for_statement) @f", function).get("f", []):
+        parts = for_parts(ctx, loop)
+        if parts is not None and half.match(short_text(ctx, parts[1])) and shuffle_uses(ctx, loop, parts[0]):
+            return True
+    for call_name_, call in ctx.device.calls_inside(function, SHUFFLE_CALLS):
+        _, width = shuffle_operands(call_name_, call)
+        if width is not None and ctx.source.text(width.start_byte, width.end_byte).strip() == name:
+            return True
+    return False
+
+
+def _template_arguments(ctx: FileContext, template: str, index: int) -> Iterable[tree_sitter.Node]:
+    """The `index`th template argument of each call of `template<…>(…)` in the file."""
+    for _, call in ctx.device.calls:
+        function = call.child_by_field_name("function")
+        if function is not None and function.type == "qualified_identifier":
+            function = function.child_by_field_name("name")
+        if function is None or function.type != "template_function":
+            continue
+        name = function.child_by_field_name("name")
+        if name is None or ctx.source.text(name.start_byte, name.end_byte) != template:
+            continue
+        arguments = function.child_by_field_name("arguments")
+        listed = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+        if len(listed) > index:
+            yield listed[index]
 
 
 # -- WRP016 / WRP017: kernels whose warps are their block's 32-thread rows --------------------------
