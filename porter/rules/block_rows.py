@@ -23,7 +23,16 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from porter.parse import captures, initializers
-from porter.rules.device import FunctionInfo, binary_parts, call_arguments, literal_value, unparenthesized
+from porter.rules.device import (
+    IDENT,
+    FunctionInfo,
+    binary_parts,
+    call_arguments,
+    for_parts,
+    literal_value,
+    loop_step,
+    unparenthesized,
+)
 
 ROW = 32  # the threads of a row: one NVIDIA warp
 
@@ -103,7 +112,8 @@ def _find(ctx) -> BlockRows:
 
 # `dim3 nthrs(32, num_warps)`, `dim3(32, rows_per_block, 1)`: the names after a literal 32 count rows
 _ROW_DIM3 = re.compile(rb"\bdim3\s*(?:\w+\s*)?(?:=\s*dim3\s*)?[({]\s*32[uU]?\s*,([^;]*?)[)}]")
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_NUMBER = re.compile(r"\d[\w']*")  # a literal as C writes it (`32`, `32u`, `0x20`): literal_value reads it
+_INLINE_DIM3 = re.compile(r"(?:::)?dim3\s*[({](.*)[)}]", re.S)
 
 
 def row_count_names(ctx) -> frozenset[str]:
@@ -116,7 +126,7 @@ def row_count_names(ctx) -> frozenset[str]:
             return frozenset()
         found = set()
         for match in _ROW_DIM3.finditer(ctx.source.data):
-            found |= set(_IDENTIFIER.findall(match.group(1).decode("utf-8", "replace")))
+            found |= set(IDENT.findall(match.group(1).decode("utf-8", "replace")))
         return frozenset(found - {"dim3"})
 
     return ctx.once("row count names", find)
@@ -132,8 +142,6 @@ def project_row_launches(sources: list[bytes]) -> dict[str, bool]:
     in the scan's serial phase, beside the headers' constants."""
     shapes: dict[str, list[tuple[int | None, bool]]] = {}
     for data in sources:
-        if b"<<<" not in data:
-            continue
         at = data.find(b"<<<")
         while at >= 0:  # each launch found by its `<<<`: a regex from every word would cost ten times more
             end = data.find(b">>>", at)
@@ -168,18 +176,22 @@ def _launched_name(data: bytes, at: int) -> str | None:
     return data[index + 1 : end].decode() if end > index + 1 else None
 
 
-def _text_shape(data: bytes, at: int, block: str) -> tuple[int | None, bool] | None:
+def _text_shape(data: bytes, at: int, block: str, since: int | None = None) -> tuple[int | None, bool] | None:
+    """(x, one row) of a launch's block argument as written: a literal, `dim3(32, 8)`, or a `dim3`
+    variable declared between `since` (4 KiB before the launch unless given) and the launch."""
     block = block.strip()
-    if re.fullmatch(r"\d+[uU]?", block):
+    if _NUMBER.fullmatch(block):
         return literal_value(block), True
-    inline = re.fullmatch(r"dim3\s*[({](.*)[)}]", block, re.S)
+    inline = _INLINE_DIM3.fullmatch(block)
     if inline:
         return _components(inline.group(1))
-    if re.fullmatch(r"[A-Za-z_]\w*", block):
-        declared = [m for m in _DIM3.finditer(data, max(0, at - 4096), at) if m.group(1).decode() == block]
-        if declared and not re.search(rb"\b" + block.encode() + rb"\s*\.\s*x\s*=[^=]", data[declared[-1].end() : at]):
-            return _components(declared[-1].group(2).decode("utf-8", "replace"))
-    return None
+    if not IDENT.fullmatch(block):
+        return None
+    start = max(0, at - 4096) if since is None else since
+    declared = [m for m in _DIM3.finditer(data, start, at) if m.group(1).decode() == block]
+    if not declared or re.search(rb"\b" + block.encode() + rb"\s*\.\s*x\s*=[^=]", data[declared[-1].end() : at]):
+        return None  # no declaration in sight, or `block.x = …` after it: its width is computed
+    return _components(declared[-1].group(2).decode("utf-8", "replace"))
 
 
 def short_name(name: str) -> str:
@@ -244,33 +256,19 @@ def _config_block(ctx, call: tree_sitter.Node) -> tree_sitter.Node | None:
 
 
 def _shape(ctx, node: tree_sitter.Node | None, at: tree_sitter.Node) -> tuple[int | None, bool] | None:
-    """(x, one row) of a launch's block argument: a literal, `dim3(32, 8)`, or a `dim3` variable."""
+    """(x, one row) of a launch's block argument (_text_shape, a `dim3` looked for in the function),
+    or of a local initialised with a literal (`const int threads = 32;`)."""
     if node is None:
         return None
     node = unparenthesized(node)
     text = ctx.source.text(node.start_byte, node.end_byte)
-    if node.type == "number_literal":
-        return literal_value(text), True
-    if node.type in ("call_expression", "compound_literal_expression", "initializer_list") and "dim3" in text[:8]:
-        return _components(text[text.find("(") + 1 if "(" in text else text.find("{") + 1 : -1])
-    if node.type == "identifier":
-        return _named_shape(ctx, text, at)
-    return None
-
-
-def _named_shape(ctx, name: str, at: tree_sitter.Node) -> tuple[int | None, bool] | None:
     function = ctx.device.function_of(at).node
-    scope = (function.start_byte, function.end_byte) if function is not None else (0, len(ctx.source.data))
-    text = ctx.source.data[scope[0] : at.start_byte]
-    declared = [m for m in _DIM3.finditer(text) if m.group(1).decode() == name]
-    if declared:
-        if re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\.\s*x\s*=[^=]", text[declared[-1].end() :]):
-            return None  # `block.x = …` after the declaration: its width is computed
-        return _components(declared[-1].group(2).decode("utf-8", "replace"))
-    value = _local_value(ctx, name, at)
-    if value is not None and value.type == "number_literal":
-        return literal_value(ctx.source.text(value.start_byte, value.end_byte)), True
-    return None
+    shape = _text_shape(ctx.source.data, at.start_byte, text, function.start_byte if function is not None else 0)
+    if shape is None and node.type == "identifier":
+        value = _local_value(ctx, text, at)
+        if value is not None and value.type == "number_literal":
+            return literal_value(ctx.source.text(value.start_byte, value.end_byte)), True
+    return shape
 
 
 def _components(text: str) -> tuple[int | None, bool]:
@@ -340,32 +338,11 @@ def _strides_rows(ctx, kernel: FunctionInfo) -> bool:
     """`for (c = threadIdx.x; …; c += 32)`: threadIdx.x itself, not a lane taken from it, strides by 32,
     so the block's x holds 32 threads (with more, two threads would take each element)."""
     for loop in captures("(for_statement) @f", kernel.node).get("f", []):
-        initializer, update = loop.child_by_field_name("initializer"), loop.child_by_field_name("update")
-        if initializer is None or update is None or update.type != "assignment_expression":
-            continue
-        counter, step = update.child_by_field_name("left"), update.child_by_field_name("right")
-        operator = update.child_by_field_name("operator")
-        if counter is None or step is None or operator is None or not _row_width(ctx, step, loop):
-            continue
-        if ctx.source.text(operator.start_byte, operator.end_byte) != "+=":
-            continue
-        start = _initial_value(ctx, initializer, ctx.source.text(counter.start_byte, counter.end_byte))
-        if start is not None and _starts_at_column(ctx, start, loop):
+        parts = for_parts(ctx, loop)
+        step = loop_step(ctx, loop, parts[0]) if parts is not None else None
+        if step is not None and _row_width(ctx, step, loop) and _starts_at_column(ctx, parts[1], loop):
             return True
     return False
-
-
-def _initial_value(ctx, initializer: tree_sitter.Node, counter: str) -> tree_sitter.Node | None:
-    if initializer.type == "declaration":
-        for declarator in initializer.named_children:
-            name = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else None
-            if name is not None and ctx.source.text(name.start_byte, name.end_byte) == counter:
-                return declarator.child_by_field_name("value")
-    elif initializer.type == "assignment_expression":
-        left = initializer.child_by_field_name("left")
-        if left is not None and ctx.source.text(left.start_byte, left.end_byte) == counter:
-            return initializer.child_by_field_name("right")
-    return None
 
 
 def _starts_at_column(ctx, start: tree_sitter.Node, at: tree_sitter.Node) -> bool:

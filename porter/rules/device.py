@@ -105,6 +105,39 @@ def binary_parts(node: tree_sitter.Node, source: SourceFile) -> tuple[tree_sitte
     return left, source.text(operator.start_byte, operator.end_byte), right
 
 
+def for_parts(ctx, loop: tree_sitter.Node):
+    """(counter name, initial value node, condition node, body) of a simple counted loop."""
+    initializer = loop.child_by_field_name("initializer")
+    condition = loop.child_by_field_name("condition")
+    if initializer is None or condition is None:
+        return None
+    declarator = None
+    if initializer.type == "declaration":
+        declarator = next((c for c in initializer.named_children if c.type == "init_declarator"), None)
+        if declarator is not None:
+            name_node, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+        else:
+            return None
+    elif initializer.type == "assignment_expression":
+        name_node, value = initializer.child_by_field_name("left"), initializer.child_by_field_name("right")
+    else:
+        return None
+    if name_node is None or value is None or name_node.type != "identifier":
+        return None
+    return ctx.source.text(name_node.start_byte, name_node.end_byte), value, condition, loop.child_by_field_name("body")
+
+
+def loop_step(ctx, loop: tree_sitter.Node, counter: str) -> tree_sitter.Node | None:
+    """The `X` of a loop's `counter += X` update."""
+    update = loop.child_by_field_name("update")
+    if update is None or update.type != "assignment_expression":
+        return None
+    left, operator, right = (update.child_by_field_name(f) for f in ("left", "operator", "right"))
+    if left is None or right is None or operator is None or ctx.source.text(left.start_byte, left.end_byte) != counter:
+        return None
+    return right if ctx.source.text(operator.start_byte, operator.end_byte) == "+=" else None
+
+
 def enclosing(node: tree_sitter.Node, kinds: tuple[str, ...]) -> tree_sitter.Node | None:
     node = node.parent
     while node is not None:

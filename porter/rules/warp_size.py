@@ -17,7 +17,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures, define_names, identifiers_named, initializers
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.block_rows import ROW, BlockRows, block_rows, row_count_names
+from porter.rules.block_rows import ROW, BlockRows, block_rows, row_count_names, short_name
 from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.device import (
     IDENT,
@@ -26,7 +26,9 @@ from porter.rules.device import (
     binary_parts,
     call_arguments,
     enclosing,
+    for_parts,
     int_value,
+    loop_step,
     shuffle_operands,
     unparenthesized,
 )
@@ -521,11 +523,7 @@ def _width_parameters(ctx: FileContext):
             if parameter.type.startswith(("parameter", "optional_parameter")) and declarator is not None:
                 name = ctx.source.text(declarator.start_byte, declarator.end_byte)
                 if declarator.type == "identifier" and _sizes_shuffles(ctx, function, name):
-                    yield short_template_name(name_text), name, index, parameter
-
-
-def short_template_name(name: str) -> str:
-    return re.sub(r"<.*", "", name.split("(")[0]).split("::")[-1].strip()
+                    yield short_name(name_text), name, index, parameter
 
 
 def _sizes_shuffles(ctx: FileContext, function: tree_sitter.Node, name: str) -> bool:
@@ -1044,28 +1042,6 @@ def _shuffles(ctx: FileContext) -> Iterable[Finding]:
                 )  # fmt: skip
 
 
-def for_parts(ctx: FileContext, loop: tree_sitter.Node):
-    """(counter name, initial value node, condition node, body) of a simple counted loop."""
-    initializer = loop.child_by_field_name("initializer")
-    condition = loop.child_by_field_name("condition")
-    if initializer is None or condition is None:
-        return None
-    declarator = None
-    if initializer.type == "declaration":
-        declarator = next((c for c in initializer.named_children if c.type == "init_declarator"), None)
-        if declarator is not None:
-            name_node, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
-        else:
-            return None
-    elif initializer.type == "assignment_expression":
-        name_node, value = initializer.child_by_field_name("left"), initializer.child_by_field_name("right")
-    else:
-        return None
-    if name_node is None or value is None or name_node.type != "identifier":
-        return None
-    return ctx.source.text(name_node.start_byte, name_node.end_byte), value, condition, loop.child_by_field_name("body")
-
-
 def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
     for loop in captures("(for_statement) @f", ctx.parsed.root).get("f", []):
         parts = for_parts(ctx, loop)
@@ -1148,17 +1124,6 @@ def _lane_stride(ctx: FileContext, loop, counter: str, start) -> tree_sitter.Nod
     """The `32` of `for (c = lane; ...; c += 32)`, where the start is a lane id by dataflow."""
     step = loop_step(ctx, loop, counter)
     return step if step is not None and warp_value(ctx, step) == 32 and starts_at_lane(ctx, start) else None
-
-
-def loop_step(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> tree_sitter.Node | None:
-    """The `X` of a loop's `counter += X` update."""
-    update = loop.child_by_field_name("update")
-    if update is None or update.type != "assignment_expression":
-        return None
-    left, operator, right = (update.child_by_field_name(f) for f in ("left", "operator", "right"))
-    if left is None or right is None or operator is None or ctx.source.text(left.start_byte, left.end_byte) != counter:
-        return None
-    return right if ctx.source.text(operator.start_byte, operator.end_byte) == "+=" else None
 
 
 def starts_at_lane(ctx: FileContext, start: tree_sitter.Node) -> bool:

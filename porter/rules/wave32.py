@@ -25,14 +25,12 @@ from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.branches import CUDA, RDNA
 from porter.rules.consteval import evaluate
-from porter.rules.device import IDENT, binary_parts, shuffle_operands
+from porter.rules.device import IDENT, binary_parts, for_parts, loop_step, shuffle_operands
 from porter.rules.warp_size import (
     WARP_OPERATORS,
-    for_parts,
     is_lane_arithmetic,
     is_last_lane_test,
     lane_valued,
-    loop_step,
     short_text,
     shuffle_uses,
     starts_at_lane,

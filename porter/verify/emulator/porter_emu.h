@@ -167,13 +167,20 @@ inline thread_local std::function<void()>* current_body = nullptr;
 inline int lane_id() { return current_fiber->linear % kWidth; }
 inline int warp_id() { return current_fiber->linear / kWidth; }
 
-inline unsigned long long live_lanes(const Block& block, int warp) {
+// The warp's lanes whose thread exists and whose fiber `wanted` takes.
+template <typename Wanted>
+inline unsigned long long lanes_where(const Block& block, int warp, Wanted wanted) {
   unsigned long long lanes = 0;
   for (int lane = 0; lane < kWidth; ++lane) {
     int linear = warp * kWidth + lane;
-    if (linear < block.threads && block.fibers[linear].wait != Wait::kDone) lanes |= 1ull << lane;
+    if (linear < block.threads && wanted(block.fibers[linear])) lanes |= 1ull << lane;
   }
   return lanes;
+}
+
+// Lanes that have not ended.
+inline unsigned long long live_lanes(const Block& block, int warp) {
+  return lanes_where(block, warp, [](const Fiber& f) { return f.wait != Wait::kDone; });
 }
 
 inline void yield_to_scheduler() { swapcontext(&current_fiber->context, &current_block->scheduler); }
@@ -268,12 +275,7 @@ inline void release(Warp& warp, Group& group, int warp_index) {
 
 // Lanes of the warp that can still arrive somewhere: running, neither waiting nor ended.
 inline unsigned long long running_lanes(const Block& block, int warp) {
-  unsigned long long lanes = 0;
-  for (int lane = 0; lane < kWidth; ++lane) {
-    int linear = warp * kWidth + lane;
-    if (linear < block.threads && block.fibers[linear].wait == Wait::kNone) lanes |= 1ull << lane;
-  }
-  return lanes;
+  return lanes_where(block, warp, [](const Fiber& f) { return f.wait == Wait::kNone; });
 }
 
 // Release each of the warp's collectives whose lanes are all there; called whenever a lane of the
