@@ -229,14 +229,20 @@ def parse(source: SourceFile, stand_ins: Mapping[bytes, bytes] | None = None) ->
     return ParsedFile(source=source, tree=_parser().parse(data))
 
 
-def directives(source: SourceFile) -> ParsedFile:
-    """The file's preprocessor directives and constant declarations alone, parsed: other lines are
-    left out (comment delimiters kept, so a directive inside a comment stays inside it). What a
-    header's conditionals and macros say costs a fraction of a full parse this way."""
+def directives(source: SourceFile, constants: bool = True) -> ParsedFile:
+    """The file's preprocessor directives and, with `constants`, its constant declarations alone,
+    parsed: other lines are left out (comment delimiters kept, so a directive inside a comment stays
+    inside it). What a header's conditionals and macros say costs a fraction of a full parse this way."""
     kept = []
     continued = False
     for line in source.data.split(b"\n"):
-        keep = continued or line.lstrip().startswith(b"#") or b"/*" in line or b"*/" in line or b"const" in line
+        keep = (
+            continued
+            or line.lstrip().startswith(b"#")
+            or b"/*" in line
+            or b"*/" in line
+            or (constants and b"const" in line)
+        )
         if keep:
             kept.append(line)
         continued = keep and line.endswith(b"\\")

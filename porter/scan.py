@@ -25,7 +25,7 @@ from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, include_point, parse
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
 from porter.rules.block_rows import project_row_launches
-from porter.rules.branches import learned_rocm_markers
+from porter.rules.branches import header_sides, hip_written_headers, learned_rocm_markers
 from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants, stand_ins
 from porter.rules.embedded import hold_fixes
 from porter.rules.project import ProjectFacts, settle, settled_keys
@@ -245,6 +245,7 @@ def _analyze(
             project_width_splits=project.width_splits if project else {},
             project_conditions=project.conditions if project else None,
             project_row_launches=project.row_launches if project else {},
+            project_header_sides=project.header_sides if project else {},
         )
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))
@@ -361,7 +362,9 @@ def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
         if header:
             headers.append(data)
             names.append(file.path.name)
-    return header_constants(headers, learned_rocm_markers(sources), names, project_row_launches(sources))
+    markers = learned_rocm_markers(sources, hip_written_headers(zip(names, headers, strict=True)))
+    sides = header_sides(sources, frozenset(names), markers, load_tables().includes)
+    return header_constants(headers, markers, names, project_row_launches(sources), sides)
 
 
 def _size(path: Path) -> int:

@@ -49,7 +49,9 @@ def _sides() -> dict[str, Side | None]:
 def test_each_branch_is_decided_by_platform_markers_only():
     assert _sides() == {
         "cuda_side": Side.CUDA_ONLY,
-        "undecided": None,  # `__CUDA_ARCH__` stays unknown: the arch-guard rules judge it
+        # never NVIDIA's (the `#ifndef USE_ROCM` arm is): HIP code, though its `__CUDA_ARCH__` test
+        # leaves open whether ROCm compiles it (the arch-guard rules judge that test)
+        "undecided": Side.ROCM,
         "ptx_side": Side.CUDA_ONLY,  # a project macro set to 0 on the ROCm side
         "arch_test": None,
         "rdna": Side.ROCM_WAVE32,
@@ -72,3 +74,23 @@ def test_a_conditional_nested_in_a_first_arm_is_found_inside_it():
     branches = Branches(source, parse(source).root)
     sides = {name: branches.side_at(text.index(name.encode())) for name in ("int a", "rdna", "int b", "cuda")}
     assert sides == {"int a": Side.ROCM, "rdna": Side.ROCM_WAVE32, "int b": Side.ROCM, "cuda": Side.CUDA_ONLY}
+
+
+def test_a_header_included_for_one_platform_only_is_that_platforms():
+    """llama.cpp's common.cuh includes vendors/hip.h under its ROCm marker and vendors/cuda.h under
+    the `#else`: the one is HIP code, the other never compiled for ROCm. `<cuda.h>` elsewhere is
+    CUDA's own header, not the project's cuda.h; an include outside any arm makes a header both's."""
+    from porter.rules.branches import header_sides
+
+    common = (
+        b'#if defined(MY_USE_MUSA)\n#include "vendors/musa.h"\n#elif defined(MY_USE_HIP)\n#include "vendors/hip.h"\n'
+        b'#else\n#include "vendors/cuda.h"\n#endif\n#ifndef USE_ROCM\n#include "nv_only.h"\n#endif\n'
+        b'#include "shared.h"\n'
+    )
+    driver = b"#include <cuda.h>\n"
+    anywhere = b'#include "nv_both.h"\n'
+    both = b'#ifdef USE_ROCM\n#include "nv_both.h"\n#endif\n'
+    headers = {"musa.h", "hip.h", "cuda.h", "nv_only.h", "shared.h", "nv_both.h"}
+    sides = header_sides([common, driver, anywhere, both], headers, {"MY_USE_HIP"}, {"cuda.h"})
+    # musa.h's arm tests no ROCm marker: it is left undecided, as are the headers included anywhere
+    assert sides == {"hip.h": Side.ROCM, "cuda.h": Side.CUDA_ONLY, "nv_only.h": Side.CUDA_ONLY}

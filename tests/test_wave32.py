@@ -15,7 +15,14 @@ from typer.testing import CliRunner
 from porter.cli import app
 from porter.config import Config, load_config
 from porter.parse import parse
-from porter.rules.branches import Branches, ProjectConditions, Side, learned_rocm_markers, marker_conditions
+from porter.rules.branches import (
+    Branches,
+    ProjectConditions,
+    Side,
+    hip_written_headers,
+    learned_rocm_markers,
+    marker_conditions,
+)
 from porter.scan import scan
 from porter.source import FileKind, SourceFile
 from porter.verify import emulate
@@ -44,6 +51,19 @@ def test_a_projects_rocm_marker_is_learned_from_what_its_arm_holds():
     assert learned_rocm_markers([b"#ifdef SHIP_IT\nint ship;\n#endif\n"]) == set()
     gpu = b"#ifdef USE_GPU\n#include <cuda_runtime.h>\n#include <hip/hip_runtime.h>\n#endif\n"
     assert learned_rocm_markers([gpu, b"#ifdef USE_GPU\nhipFree(p);\n#endif\n"]) == set()
+
+
+def test_a_marker_is_learned_from_an_arm_that_includes_the_projects_own_hip_header():
+    """llama.cpp's `#if defined(GGML_USE_HIP)` / `#include "vendors/hip.h"`: the arm includes a header
+    of the project's that is written for HIP (it includes HIP's headers and none of CUDA's)."""
+    shim = b"#pragma once\n#include <hip/hip_runtime.h>\n#define cudaStream_t hipStream_t\n"
+    dual = b"#ifdef X\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif\n"
+    headers = hip_written_headers([("hip.h", shim), ("gpu.h", dual)])
+    assert headers == {"hip.h"}
+    common = b'#if defined(MY_USE_HIP)\n#include "vendors/hip.h"\n#else\n#include "vendors/cuda.h"\n#endif\n'
+    assert learned_rocm_markers([common], headers) == {"MY_USE_HIP"}
+    assert learned_rocm_markers([common]) == set()
+    assert learned_rocm_markers([b'#ifdef MY_GPU\n#include "gpu.h"\n#endif\n'], headers) == set()
 
 
 def test_a_learned_marker_decides_branches_inside_an_include_guard():

@@ -151,17 +151,18 @@ def project_flags(root: Path) -> ProjectFlags:
 
 
 def _rocm_markers(root: Path) -> tuple[str, ...]:
-    from porter.rules.branches import learned_rocm_markers
+    from porter.rules.branches import hip_written_headers, learned_rocm_markers
 
-    sources = []
+    named = []
     for path in sorted(root.rglob("*")):
         kind = kind_of(path)
         if kind is not None and kind.is_c_family and visible(path, root) and path.is_file():
             try:
-                sources.append(path.read_bytes())
+                named.append((path.name, path.read_bytes()))
             except OSError:
                 continue  # the build reports what it cannot read
-    return tuple(sorted(learned_rocm_markers(sources)))
+    sources = [data for _, data in named]
+    return tuple(sorted(learned_rocm_markers(sources, hip_written_headers(named))))
 
 
 def _compile_commands(root: Path) -> dict[str, list[str]]:

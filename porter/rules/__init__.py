@@ -76,16 +76,19 @@ def on_ported_platform(ctx: FileContext, findings: list) -> list:
     Code under a branch the project compiles only for NVIDIA (`#ifndef USE_ROCM`, a macro set to
     0 on the ROCm side) is not to be ported; code compiled only for ROCm is HIP already and keeps
     only the rules that audit HIP code (and the renames of CUDA spellings, see SPELLING_CATEGORIES),
-    and where it targets wave32 devices only, only the rules that find 64-lane assumptions.
+    and where it targets wave32 devices only, only the rules that find 64-lane assumptions. A
+    header that the project's files include for one platform only (branches.header_sides) is that
+    platform's code throughout.
     """
     from porter.rules.branches import Side
 
-    if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.branches.regions:
+    whole_file = ctx.project_header_sides.get(ctx.source.path.name) if ctx.source.kind.is_c_family else None
+    if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not (ctx.branches.regions or whole_file):
         return findings
     rules = all_rules()
     kept = []
     for finding in findings:
-        side = ctx.branches.side_at(finding.span.start_byte)
+        side = _side_of(ctx, finding.span.start_byte, whole_file)
         rule = rules.get(finding.rule)
         if (
             side in (Side.DEAD, Side.CUDA_ONLY, Side.ROCM_WAVE32)
@@ -98,6 +101,16 @@ def on_ported_platform(ctx: FileContext, findings: list) -> list:
             continue
         kept.append(finding)
     return kept
+
+
+def _side_of(ctx: FileContext, offset: int, whole_file):
+    """The side of the code at `offset`: its own branches', within a header the project includes
+    for one platform only (a header included for NVIDIA alone is NVIDIA's throughout)."""
+    from porter.rules.branches import Side
+
+    if whole_file is Side.CUDA_ONLY:
+        return whole_file
+    return ctx.branches.side_at(offset) or whole_file
 
 
 @cache

@@ -130,6 +130,7 @@ class FileContext:
     project_conditions: object = None
     # kernels the project's files launch with blocks 32 threads wide: name -> one row (block_rows)
     project_row_launches: dict[str, bool] = field(default_factory=dict)
+    project_header_sides: dict = field(default_factory=dict)  # file name -> branches.Side: included for one platform
     # what the file tells about the whole project (porter.rules.project): settled across the scan
     project: ProjectFacts = field(default_factory=ProjectFacts)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -47,8 +48,8 @@ _WAVEFRONT = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
 
 class Side(StrEnum):
     CUDA_ONLY = "cuda-only"  # compiled for NVIDIA only: the project already handles ROCm elsewhere
-    ROCM = "rocm"  # compiled for ROCm only, on wave64 devices (and possibly wave32 ones)
-    ROCM_WAVE32 = "rocm-wave32"  # compiled for ROCm only, on RDNA (wave32) devices only
+    ROCM = "rocm"  # never compiled for NVIDIA; for ROCm, on wave64 devices perhaps (and perhaps wave32 ones)
+    ROCM_WAVE32 = "rocm-wave32"  # never compiled for NVIDIA nor for CDNA: RDNA (wave32) devices' code
     DEAD = "dead"  # compiled nowhere (`#if 0`)
 
 
@@ -481,23 +482,133 @@ _NOT_LEARNED = re.compile(
 )
 
 
-def learned_rocm_markers(sources: list[bytes]) -> set[str]:
+def learned_rocm_markers(sources: list[bytes], hip_headers: Collection[str] = ()) -> set[str]:
     """The project's own macros that mean "compiled by HIP", learned from its code, not its names:
     a macro whose defined arm (`#ifdef X`, `#if defined(X)`, `#ifndef X … #else`) includes HIP's
-    headers or calls HIP's runtime (mmcv's `MMCV_WITH_HIP`, which its setup.py defines for ROCm
-    builds, guards `#include <hip/hip_runtime_api.h>`). Only the innermost conditional holding the
+    headers, or one of `hip_headers` (the project's headers written for HIP, by file name:
+    hip_written_headers), or calls HIP's runtime (mmcv's `MMCV_WITH_HIP`, which its setup.py
+    defines for ROCm builds, guards `#include <hip/hip_runtime_api.h>`; llama.cpp's `GGML_USE_HIP`
+    guards `#include "vendors/hip.h"`). Only the innermost conditional holding the
     evidence is credited, so `#ifdef __cplusplus` around it learns nothing; a macro whose defined
     arm holds CUDA's headers too (`#ifdef USE_GPU` over both) means a GPU build, not a ROCm one."""
     learned: set[str] = set()
     both: set[str] = set()
     for data in sources:
-        if b"hip" not in data:
+        if b"hip" not in data and not (hip_headers and b"include" in data):
             continue
         evidence = [m.start() for m in _HIP_EVIDENCE.finditer(data)]
+        if hip_headers:
+            evidence = sorted(evidence + _includes_of(data, hip_headers))
         if evidence:
             learned |= _markers_around(data, evidence)
             both |= _markers_around(data, [m.start() for m in _CUDA_EVIDENCE.finditer(data)])
     return {name for name in learned - both if not _NOT_LEARNED.fullmatch(name)}
+
+
+# `#include <path>` or `"path"`: the delimiter and the path
+_INCLUDE_LINE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+
+
+def hip_written_headers(headers: Iterable[tuple[str, bytes]]) -> frozenset[str]:
+    """The file names of the headers that include HIP's headers and none of CUDA's: written for
+    HIP, so an arm that includes one is an arm for ROCm."""
+    return frozenset(name for name, data in headers if HIP_INCLUDE.search(data) and not _CUDA_EVIDENCE.search(data))
+
+
+def _includes_of(data: bytes, names: Collection[str]) -> list[int]:
+    """Where `data` includes one of the headers `names` (by file name)."""
+    return [m.start() for m in _INCLUDE_LINE.finditer(data) if _file_name(m.group(2)) in names]
+
+
+def _file_name(path: bytes) -> str:
+    return path.rsplit(b"/", 1)[-1].decode("utf-8", "replace")
+
+
+_INCLUDE_OR_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif|include)\b[ \t]*(.*)$", re.M)
+_NOT_DEFINED_ONE = re.compile(rb"![ \t]*defined[ \t]*\(?[ \t]*(\w+)[ \t]*\)?")
+
+
+def header_sides(
+    sources: list[bytes], headers: Collection[str], markers: Collection[str], toolkit: Collection[str]
+) -> dict[str, Side]:
+    """The project's headers (by file name) that every file including them includes in an arm for
+    one platform: under the undefined arm of a ROCm marker (`#else` of `#if defined(GGML_USE_HIP)`,
+    `#ifndef USE_ROCM`), CUDA_ONLY, so their code is not to be ported (llama.cpp's vendors/cuda.h);
+    under its defined arm, ROCM, code written for HIP. `markers` are the project's learned ones,
+    beside ROCM_MARKERS; `<cuda.h>` and the other `toolkit` headers are CUDA's, whatever a project
+    header of that name (`vendors/cuda.h`) is."""
+    known = frozenset(markers) | ROCM_MARKERS
+    needles = [name.encode() for name in known]
+    sided = [data for data in sources if b"include" in data and any(needle in data for needle in needles)]
+    found: dict[str, set[Side | None]] = {}
+    for data in sided:
+        for bracket, path, side in _include_sides(data, known):
+            if (name := _project_header(bracket, path, headers, toolkit)) is not None:
+                found.setdefault(name, set()).add(side)
+    # a header included for one platform here may be included unconditionally elsewhere
+    candidates = {name for name, sides in found.items() if None not in sides}
+    needles = [name.encode() for name in candidates]
+    read = {id(data) for data in sided}
+    for data in sources if candidates else ():
+        if id(data) not in read and b"include" in data and any(needle in data for needle in needles):
+            for match in _INCLUDE_LINE.finditer(data):
+                if (name := _project_header(match.group(1), match.group(2), candidates, toolkit)) is not None:
+                    found[name].add(None)
+    return {name: sides.pop() for name, sides in found.items() if len(sides) == 1 and None not in sides}
+
+
+def _project_header(bracket: bytes, path: bytes, headers: Collection[str], toolkit: Collection[str]) -> str | None:
+    """The file name of the project header an include names, or None (`<cuda.h>` is CUDA's own)."""
+    name = _file_name(path)
+    if name not in headers or (bracket == b"<" and path.decode("utf-8", "replace") in toolkit):
+        return None
+    return name
+
+
+def _include_sides(data: bytes, known: frozenset[str]):
+    """(delimiter, path, side) of each `#include` in `data`: the platform its arms confine it to, or None."""
+    frames: list[list] = []  # [marker, whether its first arm has it defined, past the first arm]
+    for directive in _INCLUDE_OR_CONDITIONAL.finditer(data):
+        kind, rest = directive.group(1), directive.group(2).strip()
+        if kind == b"include":
+            included = _INCLUDE_LINE.match(directive.group())
+            if included is not None:
+                yield included.group(1), included.group(2), _arm_side(frames)
+        elif kind in (b"ifdef", b"ifndef", b"if"):
+            frames.append([*_tested_marker(kind, rest, known), False])
+        elif kind == b"elif" and frames:
+            frame = frames[-1]
+            if frame[0] is None:  # `#if defined(MUSA) … #elif defined(GGML_USE_HIP) … #else`
+                frame[0], frame[1] = _tested_marker(b"if", rest, known)
+            else:
+                frame[2] = True
+        elif kind == b"else" and frames:
+            frames[-1][2] = True
+        elif kind == b"endif" and frames:
+            frames.pop()
+
+
+def _tested_marker(kind: bytes, rest: bytes, known: frozenset[str]) -> tuple[str | None, bool]:
+    """The ROCm marker a conditional's first arm tests alone, and whether that arm has it defined."""
+    if kind in (b"ifdef", b"ifndef"):
+        name = re.match(rb"\w+", rest)
+        marker = name.group().decode() if name else None
+        return (marker, kind == b"ifdef") if marker in known else (None, False)
+    for pattern, defined in ((_NOT_DEFINED_ONE, False), (_DEFINED_ONE, True)):
+        single = pattern.fullmatch(rest)
+        if single is not None and single.group(1).decode() in known:
+            return single.group(1).decode(), defined
+    return None, False
+
+
+def _arm_side(frames: list[list]) -> Side | None:
+    """CUDA_ONLY where an enclosing arm has a ROCm marker undefined, ROCM where one has it defined."""
+    states = {first != past for marker, first, past in frames if marker is not None}
+    if states == {False}:
+        return Side.CUDA_ONLY
+    if states == {True}:
+        return Side.ROCM
+    return None
 
 
 def _markers_around(data: bytes, evidence: list[int]) -> set[str]:
@@ -560,9 +671,9 @@ def _side(live: dict[str, bool | None]) -> Side | None:
         return Side.DEAD
     if cdna is False and rdna is False:
         return Side.CUDA_ONLY  # the project's markers keep ROCm out (what NVIDIA compiles may be unknown)
-    if cuda is False and cdna is True:
+    if cuda is False and cdna is not False:  # never NVIDIA's: HIP code, for CDNA at least perhaps
         return Side.ROCM
-    if cuda is False and cdna is False and rdna is True:
+    if cuda is False and cdna is False:
         return Side.ROCM_WAVE32
     return None
 

@@ -248,6 +248,7 @@ class HeaderConstants:
     votes: frozenset[str] = frozenset()  # functions and macros whose result is a vote (votes.vote_wrappers)
     shims: object = None  # the headers that define CUDA names as HIP's (names.ShimIndex)
     row_launches: dict[str, bool] = field(default_factory=dict)  # block_rows.project_row_launches
+    header_sides: dict = field(default_factory=dict)  # file name -> branches.Side (branches.header_sides)
 
     @classmethod
     def of(
@@ -260,6 +261,7 @@ class HeaderConstants:
         votes: frozenset[str] = frozenset(),
         shims=None,
         row_launches: dict[str, bool] | None = None,
+        header_sides: dict | None = None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr((
@@ -267,10 +269,13 @@ class HeaderConstants:
             conditions and (sorted(conditions.macros.items()), sorted(conditions.bodies.items())),
             sorted(width_splits.items()), sorted(votes),
             shims and (sorted(shims.shims.items()), sorted(shims.includes.items())),
-            sorted((row_launches or {}).items()),
+            sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
         ))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
-        return cls(values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {})
+        return cls(
+            values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
+            header_sides or {},
+        )  # fmt: skip
 
 
 _SPECIFIER = re.compile(r"(?<![\w$])__(global|device)__(?![\w$])")
@@ -409,6 +414,7 @@ def header_constants(
     rocm_markers: Iterable[str] = (),
     names: list[str] | None = None,
     row_launches: dict[str, bool] | None = None,
+    header_sides: dict | None = None,
 ) -> HeaderConstants:
     """Integer constants the project's headers define, for the files that include them.
 
@@ -416,7 +422,8 @@ def header_constants(
     dropped: which one a file sees depends on what it includes and how it is compiled.
     `rocm_markers` are the project's own macros for "compiled by HIP" (branches.learned_rocm_markers);
     `names`, the headers' file names, place the CUDA names they map onto HIP's (names.ShimIndex);
-    `row_launches`, the project's kernels launched with blocks 32 threads wide (block_rows), ride along.
+    `row_launches`, the project's kernels launched with blocks 32 threads wide (block_rows), and
+    `header_sides`, its headers included for one platform only (branches.header_sides), ride along.
     """
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
@@ -439,6 +446,7 @@ def header_constants(
         votes,
         shims,
         row_launches,
+        header_sides,
     )
 
 
@@ -467,7 +475,9 @@ def _header_conditions(
     for data in headers:
         lines = b"\n".join(_DIRECTIVE_LINE.findall(data))
         if mentions_platform(lines) or learned.mentioned_in(lines):
-            parsed.append(directives(SourceFile(path=Path("header"), rel="header", data=data, kind=FileKind.HEADER)))
+            header = SourceFile(path=Path("header"), rel="header", data=data, kind=FileKind.HEADER)
+            # its constant declarations matter only where a device pass may define them apart (pass_splits)
+            parsed.append(directives(header, constants=mentions_device_pass(data)))
     platform: dict[str, dict] = dict(learned.macros)
     for header in parsed:  # each alone first: a header's macros are seen by the others
         for name, values in Branches(header.source, header.root, learned).platform_macros().items():

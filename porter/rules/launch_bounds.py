@@ -30,7 +30,9 @@ MIN_BLOCKS = Rule(
         `amdgpu-waves-per-eu` attribute, as clang-19's IR shows). A compute unit has 4 SIMDs, so
         `min_blocks` blocks of `max_threads` threads need ceil(min_blocks × ceil(max_threads /
         wavefront) / 4) waves per SIMD. Keeping CUDA's number either starves the kernel of
-        registers (spills) or asks for nothing at all.
+        registers (spills) or asks for nothing at all. A minimum of one block is left alone: the
+        maximum block size alone already makes one block fit a compute unit (clang-19 gives
+        `__launch_bounds__(1024, 1)` and `(1024, 4)` the same registers and occupancy on gfx942).
         """,
     example="__global__ void __launch_bounds__(128, 4) k(float* x);",
     use_instead="`PORTER_LAUNCH_BOUNDS(128, 4)`: the compat header passes CUDA's number to nvcc and the converted one to hip-clang (here `__launch_bounds__(128, 2)` on wave64).",
@@ -115,6 +117,8 @@ def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
         keyword = node.children[0]
         texts = [ctx.source.text(a.start_byte, a.end_byte) for a in arguments[:2]]
         values = [evaluate(t, ctx.shared_constants) for t in texts]
+        if values[1] == 1:
+            continue  # one block of the maximum size fits on both platforms: nothing to convert
         message = f"`__launch_bounds__({texts[0]}, {texts[1]})`: hip-clang reads {texts[1]} as waves per SIMD, not blocks per SM"
         severity = None
         if None not in values:

@@ -56,6 +56,12 @@ _DEFINED_AS = re.compile(
     rb"(?:static_cast[ \t]*<[^<>\n]*>[ \t]*\(?[ \t]*)?(\w+)",
     re.M,
 )
+# `#define __CUDA_ARCH__ 1300` in a header written for HIP (llama.cpp's vendors/hip.h): the project
+# gives hip-clang the macro nvcc predefines, so guards on it mean on ROCm what their author chose
+_PREDEFINED_AS = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+(__CUDA_ARCH__|CUDART_VERSION|CUDA_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__)\b",
+    re.M,
+)
 _TYPEDEF_AS = re.compile(rb"\btypedef[ \t]+(?:struct[ \t]+|const[ \t]+)?(\w+)[ \t*&]+(\w+)[ \t]*;")
 _USING_AS = re.compile(rb"\busing[ \t]+(\w+)[ \t]*=[ \t]*(?:struct[ \t]+|const[ \t]+)?(\w+)")
 # `cusparseStatus_t cusparseCreate(cusparseHandle_t* h) { return hipsparseCreate(h); }`: a function of
@@ -85,14 +91,16 @@ def _names_hip(data: bytes) -> bool:
 
 def hip_shims(data: bytes) -> frozenset[str]:
     """The names `data` defines as a HIP spelling: the project maps them itself, so their uses need
-    no rename (and renaming a definition's own name would only define HIP's name as itself). Read
-    from the text, so a project's headers (consteval.header_constants) and a broken parse alike."""
+    no rename (and renaming a definition's own name would only define HIP's name as itself); and
+    the macros nvcc predefines that a file written for HIP defines (`__CUDA_ARCH__`). Read from the
+    text, so a project's headers (consteval.header_constants) and a broken parse alike."""
     if not _names_hip(data):
         return frozenset()
     found = [(name, value) for name, value in _DEFINED_AS.findall(data)]
     found += [(name, value) for value, name in _TYPEDEF_AS.findall(data)]
     found += _USING_AS.findall(data)
     shims = {name.decode() for name, value in found if _HIP_SPELLED.match(value) and name != value}
+    shims.update(name.decode() for name in _PREDEFINED_AS.findall(data))
     return frozenset(shims) | _forwarded(data)
 
 

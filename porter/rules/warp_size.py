@@ -383,17 +383,28 @@ _WARP_CONSTANT_VALUES = {
 }
 
 
-def warp_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
+def warp_value(ctx: FileContext, node: tree_sitter.Node | None, derived: bool = True) -> int | None:
     """The value of a literal or of a named constant's expression (`WS`, `32 / 2`, `(WS - 1)`).
 
     A named constant counts by its value wherever it is used; whether its definition or the use
     carries the fix is settled across the project (WRP006). `sizeof` arithmetic
-    (`sizeof(int) * 8`) counts bits, never lanes.
+    (`sizeof(int) * 8`) counts bits, never lanes. With `derived`, an expression counts only where
+    one of its terms is itself a warp quantity (`(WS - 1)`, `32 / 2`): `BN / 2` with a 64-wide
+    tile is 32 by the tile's shape, and stays 32 on a 64-lane wavefront.
     """
     value = ctx.value_of(node)
     if value is None or node.type in ("number_literal", "identifier"):
         return value  # a literal or a name holds no `sizeof`
-    return None if b"sizeof" in ctx.source.data[node.start_byte : node.end_byte] else value
+    if b"sizeof" in ctx.source.data[node.start_byte : node.end_byte]:
+        return None
+    return value if not derived or _has_warp_term(ctx, node) else None
+
+
+def _has_warp_term(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """Whether a literal or a name among the expression's terms holds a warp width's value by role."""
+    if node.type in ("number_literal", "identifier"):
+        return ctx.value_of(node) in _WARP_CONSTANT_VALUES
+    return any(_has_warp_term(ctx, child) for child in node.named_children)
 
 
 def _literal_edit(ctx: FileContext, node: tree_sitter.Node, replacement: str) -> tuple[Edit, ...]:

@@ -117,7 +117,7 @@ def rdna_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
         text = ctx.source.text(node.start_byte, node.end_byte)
         if "sizeof" not in text and any(name in split for name in IDENT.findall(text)):
             return evaluate(text, {**ctx.shared_constants, **split})
-    return warp_value(ctx, node)
+    return warp_value(ctx, node, derived=False)  # 64s: a wave32 rule judges its own terms
 
 
 def _rdna_macro_values(ctx: FileContext) -> dict[str, int]:
