@@ -298,16 +298,26 @@ def _device_pass_finding(ctx: FileContext, node, start: int, end: int, edits: tu
     Inside the device arm such a test reads 0 on HIP: opening the arm to the device pass would
     trade the host path for the oldest-GPU fallback, a different meaning.
     """
-    arms_start = edits[-1].end
-    nested_value_test = _ARCH_COMPARISON.search(ctx.source.data, arms_start, _chain_end(node))
+    arms_start, chain_end = edits[-1].end, _chain_end(node)
     message = "the device pass of hip-clang does not define `__CUDA_ARCH__`"
-    if nested_value_test is not None:
+    if _ARCH_COMPARISON.search(ctx.source.data, arms_start, chain_end) is not None:
         return ARCH_DEFINED.finding(
             ctx, start, end,
             message + "; an arm tests its value, which reads 0 on HIP, so the branch HIP needs is a person's call",
             fix=FixKind.SUGGESTED,
         )  # fmt: skip
+    if _INLINE_ASM.search(ctx.source.data, arms_start, chain_end) is not None:
+        # flashinfer's `#elif defined(__CUDA_ARCH__)` / `asm volatile("trap;")`: opened to the
+        # device pass, the arm would hand hip-clang PTX it cannot assemble
+        return ARCH_DEFINED.finding(
+            ctx, start, end,
+            message + "; an arm holds inline assembly, which opened to HIP's device pass would not assemble there, so the branch HIP needs is a person's call",
+            fix=FixKind.SUGGESTED,
+        )  # fmt: skip
     return ARCH_DEFINED.finding(ctx, start, end, message, edits=edits)
+
+
+_INLINE_ASM = re.compile(rb"(?<![\w$])(?:asm|__asm__|__asm)(?:[ \t]+(?:volatile|__volatile__))?[ \t]*\(")
 
 
 def _chain_end(node) -> int:

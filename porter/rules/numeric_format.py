@@ -124,7 +124,7 @@ def _fp8_severity(ctx: FileContext) -> tuple[Severity, str]:
     formats = {t.id: t.fp8 for t in targets(ctx.config.targets)}
     fnuz = [t for t, f in formats.items() if f == "fnuz"]
     if fnuz:
-        return Severity.ERROR, f"{', '.join(fnuz)} use{'s' if len(fnuz) == 1 else ''} FNUZ FP8 (E4M3 max 240)"
+        return Severity.ERROR, f"{', '.join(fnuz)} use{'s' if len(fnuz) == 1 else ''} FNUZ FP8 ({{format}})"
     ocp = [t for t, f in formats.items() if f == "ocp"]
     if ocp:
         return (
@@ -132,6 +132,18 @@ def _fp8_severity(ctx: FileContext) -> tuple[Severity, str]:
             f"{', '.join(ocp)} use{'s' if len(ocp) == 1 else ''} OCP FP8 like CUDA, but hipify's FNUZ mapping is wrong there",
         )
     return Severity.WARNING, "the targets have no FP8 hardware; conversions are emulated"
+
+
+def _fnuz_format(why: str, name: str) -> str:
+    """What FNUZ changes for the format the name holds: E4M3's range, E5M2's special values."""
+    upper = name.upper()
+    if "E5M2" in upper:
+        described = "E5M2 with exponent bias 16 and no infinities"
+    elif "E4M3" in upper:
+        described = "E4M3 max 240"
+    else:
+        described = "E4M3 max 240, E5M2 without infinities"
+    return why.replace("{format}", described)
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:
@@ -145,18 +157,22 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if uses_fp8:
         severity, why = _fp8_severity(ctx)
         for match in _FP8_HEADER.finditer(data):
+            name = match.group(1).decode()
             yield FP8_TYPE.finding(
-                ctx, match.start(1), match.end(1), f"`{match.group(1).decode()}`: {why}", severity=severity
+                ctx, match.start(1), match.end(1), f"`{name}`: {_fnuz_format(why, name)}", severity=severity
             )
         for match in _code_matches(ctx, _FP8_TYPE):
-            if match.group().decode() in ctx.hip_shims:
+            name = match.group().decode()
+            if name in ctx.hip_shims:
                 continue  # the project maps the type onto HIP's itself (`typedef __hip_fp8_e4m3 __nv_fp8_e4m3;`)
             yield FP8_TYPE.finding(
-                ctx, match.start(), match.end(), f"`{match.group().decode()}`: {why}", severity=severity
+                ctx, match.start(), match.end(), f"`{name}`: {_fnuz_format(why, name)}", severity=severity
             )
         if severity is Severity.ERROR and b"448" in data:
             for match in _code_matches(ctx, (_E4M3_MAX,)):
-                yield FP8_MAX.finding(ctx, match.start(), match.end(), f"448 is OCP E4M3's maximum; {why}")
+                yield FP8_MAX.finding(
+                    ctx, match.start(), match.end(), f"448 is OCP E4M3's maximum; {_fnuz_format(why, 'e4m3')}"
+                )
     yield from _missing_intrinsics(ctx)
     if not any(needle in data for needle in _HALF_INTERNAL_NEEDLES):
         return
