@@ -363,7 +363,7 @@ def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
             headers.append(data)
             names.append(file.path.name)
     markers = learned_rocm_markers(sources, hip_written_headers(zip(names, headers, strict=True)))
-    sides = header_sides(sources, frozenset(names), markers, load_tables().includes)
+    sides = header_sides(sources, frozenset(names), markers, lambda path: path in load_tables().includes)
     return header_constants(headers, markers, names, project_row_launches(sources), sides)
 
 

@@ -87,10 +87,25 @@ def test_a_header_included_for_one_platform_only_is_that_platforms():
         b'#else\n#include "vendors/cuda.h"\n#endif\n#ifndef USE_ROCM\n#include "nv_only.h"\n#endif\n'
         b'#include "shared.h"\n'
     )
-    driver = b"#include <cuda.h>\n"
+    driver = b'#include <cuda.h>\n#if MY_USE_HIP\n#include "hip_runtime_shim.h"\n#elif !defined(NO_GPU)\n#include "cuda_runtime_shim.h"\n#endif\n'
     anywhere = b'#include "nv_both.h"\n'
     both = b'#ifdef USE_ROCM\n#include "nv_both.h"\n#endif\n'
-    headers = {"musa.h", "hip.h", "cuda.h", "nv_only.h", "shared.h", "nv_both.h"}
-    sides = header_sides([common, driver, anywhere, both], headers, {"MY_USE_HIP"}, {"cuda.h"})
+    headers = {
+        "musa.h",
+        "hip.h",
+        "cuda.h",
+        "nv_only.h",
+        "shared.h",
+        "nv_both.h",
+        "hip_runtime_shim.h",
+        "cuda_runtime_shim.h",
+    }
+    sides = header_sides([common, driver, anywhere, both], headers, {"MY_USE_HIP"}, {"cuda.h"}.__contains__)
     # musa.h's arm tests no ROCm marker: it is left undecided, as are the headers included anywhere
-    assert sides == {"hip.h": Side.ROCM, "cuda.h": Side.CUDA_ONLY, "nv_only.h": Side.CUDA_ONLY}
+    assert sides == {
+        "hip.h": Side.ROCM,
+        "cuda.h": Side.CUDA_ONLY,
+        "nv_only.h": Side.CUDA_ONLY,
+        "hip_runtime_shim.h": Side.ROCM,  # cupy's `#if CUPY_USE_HIP`: a value test of the marker
+        "cuda_runtime_shim.h": Side.CUDA_ONLY,
+    }

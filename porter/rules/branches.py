@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -526,24 +526,25 @@ def _file_name(path: bytes) -> str:
 
 _INCLUDE_OR_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif|include)\b[ \t]*(.*)$", re.M)
 _NOT_DEFINED_ONE = re.compile(rb"![ \t]*defined[ \t]*\(?[ \t]*(\w+)[ \t]*\)?")
+_ONE, _NOT_ONE = re.compile(rb"(\w+)"), re.compile(rb"![ \t]*(\w+)")  # cupy's `#if CUPY_USE_HIP`
 
 
 def header_sides(
-    sources: list[bytes], headers: Collection[str], markers: Collection[str], toolkit: Collection[str]
+    sources: list[bytes], headers: Collection[str], markers: Collection[str], is_toolkit: Callable[[str], bool]
 ) -> dict[str, Side]:
     """The project's headers (by file name) that every file including them includes in an arm for
     one platform: under the undefined arm of a ROCm marker (`#else` of `#if defined(GGML_USE_HIP)`,
     `#ifndef USE_ROCM`), CUDA_ONLY, so their code is not to be ported (llama.cpp's vendors/cuda.h);
     under its defined arm, ROCM, code written for HIP. `markers` are the project's learned ones,
-    beside ROCM_MARKERS; `<cuda.h>` and the other `toolkit` headers are CUDA's, whatever a project
-    header of that name (`vendors/cuda.h`) is."""
+    beside ROCM_MARKERS; `<cuda.h>` and the other headers `is_toolkit` names are CUDA's, whatever a
+    project header of that name (`vendors/cuda.h`) is (asked only of such names: the tables load late)."""
     known = frozenset(markers) | ROCM_MARKERS
     needles = [name.encode() for name in known]
     sided = [data for data in sources if b"include" in data and any(needle in data for needle in needles)]
     found: dict[str, set[Side | None]] = {}
     for data in sided:
         for bracket, path, side in _include_sides(data, known):
-            if (name := _project_header(bracket, path, headers, toolkit)) is not None:
+            if (name := _project_header(bracket, path, headers, is_toolkit)) is not None:
                 found.setdefault(name, set()).add(side)
     # a header included for one platform here may be included unconditionally elsewhere
     candidates = {name for name, sides in found.items() if None not in sides}
@@ -552,15 +553,15 @@ def header_sides(
     for data in sources if candidates else ():
         if id(data) not in read and b"include" in data and any(needle in data for needle in needles):
             for match in _INCLUDE_LINE.finditer(data):
-                if (name := _project_header(match.group(1), match.group(2), candidates, toolkit)) is not None:
+                if (name := _project_header(match.group(1), match.group(2), candidates, is_toolkit)) is not None:
                     found[name].add(None)
     return {name: sides.pop() for name, sides in found.items() if len(sides) == 1 and None not in sides}
 
 
-def _project_header(bracket: bytes, path: bytes, headers: Collection[str], toolkit: Collection[str]) -> str | None:
+def _project_header(bracket: bytes, path: bytes, headers: Collection[str], is_toolkit) -> str | None:
     """The file name of the project header an include names, or None (`<cuda.h>` is CUDA's own)."""
     name = _file_name(path)
-    if name not in headers or (bracket == b"<" and path.decode("utf-8", "replace") in toolkit):
+    if name not in headers or (bracket == b"<" and is_toolkit(path.decode("utf-8", "replace"))):
         return None
     return name
 
@@ -594,7 +595,7 @@ def _tested_marker(kind: bytes, rest: bytes, known: frozenset[str]) -> tuple[str
         name = re.match(rb"\w+", rest)
         marker = name.group().decode() if name else None
         return (marker, kind == b"ifdef") if marker in known else (None, False)
-    for pattern, defined in ((_NOT_DEFINED_ONE, False), (_DEFINED_ONE, True)):
+    for pattern, defined in ((_NOT_DEFINED_ONE, False), (_DEFINED_ONE, True), (_NOT_ONE, False), (_ONE, True)):
         single = pattern.fullmatch(rest)
         if single is not None and single.group(1).decode() in known:
             return single.group(1).decode(), defined
