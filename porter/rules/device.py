@@ -175,6 +175,80 @@ class _ExpressionShape:
     when_thread: frozenset  # classes it adds once it depends on the thread's position
 
 
+# what a value's text reads without taking a thread's position from it: a shift's count (`bits >>
+# (4 * lane)` is the bits moved), an array element or a field read through a pointer (`in[tid]`,
+# `bxi->qh`: data at a thread's address, not the address)
+_NOT_POSITION = re.compile(r"<<|>>|[A-Za-z_]\w*\s*(?:\[|->\s*[A-Za-z_]\w*\s*\[?|\()")
+# calls whose result is arithmetic on their arguments (`min(tid, n - 1)`); another function's
+# result is what it reads or computes, not the thread's position passed to it (`get_int_b4(bxi->qh,
+# txi % 4)` is data)
+_ARITHMETIC_CALLS = frozenset(
+    {"min", "max", "abs", "umin", "umax", "imin", "imax", "__mul24", "__umul24", "__min", "__max",
+     "static_cast", "int", "unsigned", "size_t", "int64_t", "uint32_t", "uint64_t", "int32_t",
+     "ceil_div", "div_up", "DIVUP", "CEIL_DIV", "cdiv"}
+)  # fmt: skip
+_NOT_POSITION_MARKS = ("<<", ">>", "[", "->", "(")
+_SHIFT_COUNT_TOKEN = re.compile(r"\s*[\w.]+")
+
+
+def _position_text(text: str) -> str:
+    """The parts of a value's text through which it can carry a thread's position: ggml's
+    `qh = get_int_b2(bxi->qh, 0) >> (4 * kqsx)` is data, and its `(qh >> 5) & …` picks a bit, not a
+    warp; `tid >> 5` keeps `tid`, `threadIdx.x + base[row]` keeps `threadIdx.x`."""
+    kept, at = [], 0
+    for match in _NOT_POSITION.finditer(text):
+        if match.start() < at:
+            continue  # inside a part already dropped
+        token = match.group()
+        if token in ("<<", ">>"):
+            kept.append(text[at : match.end()])
+            at = _operand_end(text, match.end())
+        elif token.endswith("("):
+            if _passes_position(token[:-1].strip()) or "->" in token:
+                continue  # its arguments are read on (a method's through its own match)
+            kept.append(text[at : match.start()] + "0")
+            at = _group_end(text, match.end() - 1, "(", ")")
+        elif token.endswith("["):
+            kept.append(text[at : match.start()] + "0")
+            at = _group_end(text, match.end() - 1, "[", "]")
+        else:  # `p->field`
+            kept.append(text[at : match.start()] + "0")
+            at = match.end()
+    kept.append(text[at:])
+    return "".join(kept)
+
+
+_POSITION_CALL = re.compile(r"^__|(?i:rank|lane|warp|thread|tid)")
+
+
+def _passes_position(function: str) -> bool:
+    """Does a call of `function` pass on the thread position of its arguments: arithmetic, CUDA's
+    intrinsics (shuffles, bit counts), and what its name says reads a position (`thread_rank`)?"""
+    return function in _ARITHMETIC_CALLS or _POSITION_CALL.search(function) is not None
+
+
+def _operand_end(text: str, start: int) -> int:
+    """Where the operand that starts at `start` ends: a parenthesised group or one token."""
+    rest = len(text) - len(text[start:].lstrip())
+    if rest < len(text) and text[rest] == "(":
+        return _group_end(text, rest, "(", ")")
+    token = _SHIFT_COUNT_TOKEN.match(text, start)
+    return token.end() if token is not None else start
+
+
+def _group_end(text: str, start: int, opening: str, closing: str) -> int:
+    """Past the bracket that closes the one at `start`, with any subscripts that follow (`a[i][j]`)."""
+    depth, index = 0, start
+    while index < len(text):
+        depth += 1 if text[index] == opening else -1 if text[index] == closing else 0
+        index += 1
+        if depth == 0:
+            if opening == "[" and text[index : index + 1] == "[":
+                continue
+            return index
+    return len(text)
+
+
 @dataclass
 class FunctionInfo:
     node: tree_sitter.Node | None  # None: the file outside any function
@@ -480,10 +554,11 @@ class DeviceFacts:
                 when_thread.add(VarClass.LANE)
             if WARP_NAME.match(bound_name):
                 when_thread.add(VarClass.WARP)
+        read = _position_text(text) if any(mark in text for mark in _NOT_POSITION_MARKS) else text
         return _ExpressionShape(
             own=frozenset(own),
-            reads_thread="thread" in text and _READS_THREAD.search(text) is not None,
-            names=frozenset(IDENT.findall(text)) - {bound_name},
+            reads_thread="thread" in read and _READS_THREAD.search(read) is not None,
+            names=frozenset(IDENT.findall(read)) - {bound_name},
             counts_bits=intrinsics and _COUNTS_BITS.search(text) is not None,
             when_thread=frozenset(when_thread),
         )
