@@ -293,31 +293,28 @@ def _guard_finding(ctx: FileContext, node, start: int, end: int) -> Finding | No
 
 
 def _device_pass_finding(ctx: FileContext, node, start: int, end: int, edits: tuple[Edit, ...]) -> Finding:
-    """ARC002, automatic only where no arm of the guard tests the value of `__CUDA_ARCH__`.
+    """ARC002, automatic only where opening the device arm to HIP's device pass keeps its meaning.
 
-    Inside the device arm such a test reads 0 on HIP: opening the arm to the device pass would
-    trade the host path for the oldest-GPU fallback, a different meaning.
+    Not where an arm tests the value of `__CUDA_ARCH__` (it reads 0 on HIP: the host path would be
+    traded for the oldest-GPU fallback), nor where an arm holds inline assembly (flashinfer's
+    `#elif defined(__CUDA_ARCH__)` / `asm volatile("trap;")`: hip-clang would be handed PTX).
     """
     arms_start, chain_end = edits[-1].end, _chain_end(node)
     message = "the device pass of hip-clang does not define `__CUDA_ARCH__`"
-    if _ARCH_COMPARISON.search(ctx.source.data, arms_start, chain_end) is not None:
-        return ARCH_DEFINED.finding(
-            ctx, start, end,
-            message + "; an arm tests its value, which reads 0 on HIP, so the branch HIP needs is a person's call",
-            fix=FixKind.SUGGESTED,
-        )  # fmt: skip
-    if _INLINE_ASM.search(ctx.source.data, arms_start, chain_end) is not None:
-        # flashinfer's `#elif defined(__CUDA_ARCH__)` / `asm volatile("trap;")`: opened to the
-        # device pass, the arm would hand hip-clang PTX it cannot assemble
-        return ARCH_DEFINED.finding(
-            ctx, start, end,
-            message + "; an arm holds inline assembly, which opened to HIP's device pass would not assemble there, so the branch HIP needs is a person's call",
-            fix=FixKind.SUGGESTED,
-        )  # fmt: skip
+    for pattern, why in _PERSONS_CALL:
+        if pattern.search(ctx.source.data, arms_start, chain_end) is not None:
+            return ARCH_DEFINED.finding(
+                ctx, start, end, f"{message}; {why}, so the branch HIP needs is a person's call", fix=FixKind.SUGGESTED
+            )
     return ARCH_DEFINED.finding(ctx, start, end, message, edits=edits)
 
 
 _INLINE_ASM = re.compile(rb"(?<![\w$])(?:asm|__asm__|__asm)(?:[ \t]+(?:volatile|__volatile__))?[ \t]*\(")
+# what in a guard's arms makes opening its device arm to HIP change the code's meaning
+_PERSONS_CALL = (
+    (_ARCH_COMPARISON, "an arm tests its value, which reads 0 on HIP"),
+    (_INLINE_ASM, "an arm holds inline assembly, which opened to HIP's device pass would not assemble there"),
+)
 
 
 def _chain_end(node) -> int:
