@@ -88,7 +88,10 @@ def test_a_header_included_for_one_platform_only_is_that_platforms():
         b'#include "shared.h"\n'
     )
     driver = b'#include <cuda.h>\n#if MY_USE_HIP\n#include "hip_runtime_shim.h"\n#elif !defined(NO_GPU)\n#include "cuda_runtime_shim.h"\n#endif\n'
-    anywhere = b'#include "nv_both.h"\n'
+    anywhere = (
+        b'#include "nv_both.h"\n#if defined(USE_ROCM) && defined(__gfx1100__)  // RDNA3 only\n#include "rdna.h"\n'
+        b'#else\n#include "rest.h"\n#endif\n#if !defined(USE_ROCM) && CUDA_VERSION >= 12000\n#include "graphs.h"\n#endif\n'
+    )
     both = b'#ifdef USE_ROCM\n#include "nv_both.h"\n#endif\n'
     headers = {
         "musa.h",
@@ -99,6 +102,9 @@ def test_a_header_included_for_one_platform_only_is_that_platforms():
         "nv_both.h",
         "hip_runtime_shim.h",
         "cuda_runtime_shim.h",
+        "rdna.h",
+        "rest.h",
+        "graphs.h",
     }
     sides = header_sides([common, driver, anywhere, both], headers, {"MY_USE_HIP"}, {"cuda.h"}.__contains__)
     # musa.h's arm tests no ROCm marker: it is left undecided, as are the headers included anywhere
@@ -108,4 +114,7 @@ def test_a_header_included_for_one_platform_only_is_that_platforms():
         "nv_only.h": Side.CUDA_ONLY,
         "hip_runtime_shim.h": Side.ROCM,  # cupy's `#if CUPY_USE_HIP`: a value test of the marker
         "cuda_runtime_shim.h": Side.CUDA_ONLY,
+        # a conjunction decides its first arm only: rest.h is everything but RDNA3's
+        "rdna.h": Side.ROCM,
+        "graphs.h": Side.CUDA_ONLY,
     }

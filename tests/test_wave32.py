@@ -36,6 +36,9 @@ def test_a_projects_rocm_marker_is_learned_from_what_its_arm_holds():
     # the HIP arm is the #else of an #ifndef, or a call of HIP's runtime under `#if defined(X)`
     assert learned_rocm_markers([b"#ifndef ON_AMD\nint cuda;\n#else\nint v; hipGetDevice(&v);\n#endif\n"]) == {"ON_AMD"}
     assert learned_rocm_markers([b"#if defined(GPU_AMD)\n  hipMalloc(&p, n);\n#endif\n"]) == {"GPU_AMD"}
+    assert learned_rocm_markers([b"#if defined(ON_ROCM)  // AMD\n#include <hip/hip_runtime.h>\n#endif\n"]) == {
+        "ON_ROCM"
+    }
     # nothing learned: HIP in the other arm, a compound test, an enclosing conditional (only the
     # innermost is credited), a known macro, or no HIP at all
     assert (

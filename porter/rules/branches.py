@@ -568,19 +568,21 @@ def _project_header(bracket: bytes, path: bytes, headers: Collection[str], is_to
 
 def _include_sides(data: bytes, known: frozenset[str]):
     """(delimiter, path, side) of each `#include` in `data`: the platform its arms confine it to, or None."""
-    frames: list[list] = []  # [marker, whether its first arm has it defined, past the first arm]
+    # [marker, whether its first arm has it defined, past the first arm, whether later arms have it the other way]
+    frames: list[list] = []
     for directive in _INCLUDE_OR_CONDITIONAL.finditer(data):
-        kind, rest = directive.group(1), directive.group(2).strip()
+        kind, rest = directive.group(1), _without_comment(directive.group(2))
         if kind == b"include":
             included = _INCLUDE_LINE.match(directive.group())
             if included is not None:
                 yield included.group(1), included.group(2), _arm_side(frames)
         elif kind in (b"ifdef", b"ifndef", b"if"):
-            frames.append([*_tested_marker(kind, rest, known), False])
+            marker, first, later = _tested_marker(kind, rest, known)
+            frames.append([marker, first, False, later])
         elif kind == b"elif" and frames:
             frame = frames[-1]
             if frame[0] is None:  # `#if defined(MUSA) … #elif defined(GGML_USE_HIP) … #else`
-                frame[0], frame[1] = _tested_marker(b"if", rest, known)
+                frame[0], frame[1], frame[3] = _tested_marker(b"if", rest, known)
             else:
                 frame[2] = True
         elif kind == b"else" and frames:
@@ -589,22 +591,47 @@ def _include_sides(data: bytes, known: frozenset[str]):
             frames.pop()
 
 
-def _tested_marker(kind: bytes, rest: bytes, known: frozenset[str]) -> tuple[str | None, bool]:
-    """The ROCm marker a conditional's first arm tests alone, and whether that arm has it defined."""
+def _without_comment(rest: bytes) -> bytes:
+    return rest.split(b"//", 1)[0].split(b"/*", 1)[0].strip()
+
+
+def _tested_marker(kind: bytes, rest: bytes, known: frozenset[str]) -> tuple[str | None, bool, bool]:
+    """The ROCm marker a conditional's first arm tests, whether that arm has it defined, and whether
+    the arms after it have it the other way: so where it is tested alone (`#ifdef X`, `#if X`,
+    `#if !defined(X)`); a conjunction (`defined(X) && defined(RDNA3)`) decides its first arm only."""
     if kind in (b"ifdef", b"ifndef"):
         name = re.match(rb"\w+", rest)
         marker = name.group().decode() if name else None
-        return (marker, kind == b"ifdef") if marker in known else (None, False)
-    for pattern, defined in ((_NOT_DEFINED_ONE, False), (_DEFINED_ONE, True), (_NOT_ONE, False), (_ONE, True)):
-        single = pattern.fullmatch(rest)
-        if single is not None and single.group(1).decode() in known:
-            return single.group(1).decode(), defined
-    return None, False
+        return (marker, kind == b"ifdef", True) if marker in known else (None, False, False)
+    conjuncts = _top_level_conjuncts(rest)
+    for conjunct in conjuncts:
+        for pattern, defined in ((_NOT_DEFINED_ONE, False), (_DEFINED_ONE, True), (_NOT_ONE, False), (_ONE, True)):
+            single = pattern.fullmatch(conjunct)
+            if single is not None and single.group(1).decode() in known:
+                return single.group(1).decode(), defined, len(conjuncts) == 1
+    return None, False, False
+
+
+def _top_level_conjuncts(condition: bytes) -> list[bytes]:
+    """The parts of a condition joined by `&&` outside parentheses; the whole condition where an
+    `||` stands outside them (or the parentheses do not balance)."""
+    parts, depth, start = [], 0, 0
+    for index, byte in enumerate(condition):
+        depth += (byte == 0x28) - (byte == 0x29)
+        if depth < 0:
+            return [condition]
+        if depth == 0 and condition.startswith(b"||", index):
+            return [condition]
+        if depth == 0 and condition.startswith(b"&&", index):
+            parts.append(condition[start:index].strip())
+            start = index + 2
+    parts.append(condition[start:].strip())
+    return parts if depth == 0 else [condition]
 
 
 def _arm_side(frames: list[list]) -> Side | None:
     """CUDA_ONLY where an enclosing arm has a ROCm marker undefined, ROCM where one has it defined."""
-    states = {first != past for marker, first, past in frames if marker is not None}
+    states = {first != past for marker, first, past, later in frames if marker is not None and (later or not past)}
     if states == {False}:
         return Side.CUDA_ONLY
     if states == {True}:
@@ -618,7 +645,7 @@ def _markers_around(data: bytes, evidence: list[int]) -> set[str]:
     position = 0
     for directive in _DIRECTIVE.finditer(data):
         position = _credit(evidence, position, directive.start(), frames, found)
-        kind, rest = directive.group(1), directive.group(2).strip()
+        kind, rest = directive.group(1), _without_comment(directive.group(2))
         if kind in (b"ifdef", b"ifndef"):
             name = re.match(rb"\w+", rest)
             frames.append([name and name.group().decode(), kind == b"ifdef"])
