@@ -105,6 +105,15 @@ COMPAT_HEADER = "porter_compat.h"
 WMMA_HEADER = "porter_wmma.h"  # nvcuda::wmma on MFMA, written beside the compat header where a tree uses it
 CMAKE_MODULE = "porter_gpu.cmake"  # convert writes it at the root of a portable tree with CMake files
 CUDA_INCLUDE = re.compile(rb"#\s*include\s*[<\"](?:cuda|cub/|thrust/|cooperative_groups|mma\.h|crt/)")
+
+
+def written_for_hip(data: bytes) -> bool:
+    """Does the text include HIP's runtime and nothing of CUDA's?"""
+    from porter.rules.branches import HIP_INCLUDE
+
+    return HIP_INCLUDE.search(data) is not None and CUDA_INCLUDE.search(data) is None
+
+
 COMPAT_INCLUDE = re.compile(rb'#\s*include\s*"(?:[^"]*/)?porter_compat\.h"')
 
 
@@ -149,12 +158,7 @@ class FileContext:
     def written_for_hip(self) -> bool:
         """A .hip file, or one that includes HIP's runtime and nothing of CUDA's: code its authors
         wrote for HIP, not a CUDA source to port."""
-        from porter.rules.branches import HIP_INCLUDE
-
-        if self.source.kind is FileKind.HIP:
-            return True
-        data = self.source.data
-        return HIP_INCLUDE.search(data) is not None and CUDA_INCLUDE.search(data) is None
+        return self.source.kind is FileKind.HIP or written_for_hip(self.source.data)
 
     @cached_property
     def hip_shims(self) -> frozenset[str]:

@@ -32,6 +32,7 @@ import tree_sitter
 
 from porter.parse import captures, is_include_guard
 from porter.rules.device import enclosing, literal_value
+from porter.rules.names import INCLUDE_LINE, file_name
 from porter.source import SourceFile
 
 # Defined by hipcc/hip-clang or by a project's ROCm build (the last two by PyTorch's extension builder).
@@ -505,23 +506,17 @@ def learned_rocm_markers(sources: list[bytes], hip_headers: Collection[str] = ()
     return {name for name in learned - both if not _NOT_LEARNED.fullmatch(name)}
 
 
-# `#include <path>` or `"path"`: the delimiter and the path
-_INCLUDE_LINE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
-
-
 def hip_written_headers(headers: Iterable[tuple[str, bytes]]) -> frozenset[str]:
-    """The file names of the headers that include HIP's headers and none of CUDA's: written for
-    HIP, so an arm that includes one is an arm for ROCm."""
-    return frozenset(name for name, data in headers if HIP_INCLUDE.search(data) and not _CUDA_EVIDENCE.search(data))
+    """The file names of the headers written for HIP (base.written_for_hip: HIP's headers, none of
+    CUDA's), so that an arm that includes one is an arm for ROCm."""
+    from porter.rules.base import written_for_hip
+
+    return frozenset(name for name, data in headers if written_for_hip(data))
 
 
 def _includes_of(data: bytes, names: Collection[str]) -> list[int]:
     """Where `data` includes one of the headers `names` (by file name)."""
-    return [m.start() for m in _INCLUDE_LINE.finditer(data) if _file_name(m.group(2)) in names]
-
-
-def _file_name(path: bytes) -> str:
-    return path.rsplit(b"/", 1)[-1].decode("utf-8", "replace")
+    return [m.start() for m in INCLUDE_LINE.finditer(data) if file_name(m.group(2)) in names]
 
 
 _INCLUDE_OR_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif|include)\b[ \t]*(.*)$", re.M)
@@ -548,11 +543,11 @@ def header_sides(
                 found.setdefault(name, set()).add(side)
     # a header included for one platform here may be included unconditionally elsewhere
     candidates = {name for name, sides in found.items() if None not in sides}
-    needles = [name.encode() for name in candidates]
+    candidate_needles = [name.encode() for name in candidates]
     read = {id(data) for data in sided}
     for data in sources if candidates else ():
-        if id(data) not in read and b"include" in data and any(needle in data for needle in needles):
-            for match in _INCLUDE_LINE.finditer(data):
+        if id(data) not in read and b"include" in data and any(needle in data for needle in candidate_needles):
+            for match in INCLUDE_LINE.finditer(data):
                 if (name := _project_header(match.group(1), match.group(2), candidates, is_toolkit)) is not None:
                     found[name].add(None)
     return {name: sides.pop() for name, sides in found.items() if len(sides) == 1 and None not in sides}
@@ -560,7 +555,7 @@ def header_sides(
 
 def _project_header(bracket: bytes, path: bytes, headers: Collection[str], is_toolkit) -> str | None:
     """The file name of the project header an include names, or None (`<cuda.h>` is CUDA's own)."""
-    name = _file_name(path)
+    name = file_name(path)
     if name not in headers or (bracket == b"<" and is_toolkit(path.decode("utf-8", "replace"))):
         return None
     return name
@@ -573,7 +568,7 @@ def _include_sides(data: bytes, known: frozenset[str]):
     for directive in _INCLUDE_OR_CONDITIONAL.finditer(data):
         kind, rest = directive.group(1), _without_comment(directive.group(2))
         if kind == b"include":
-            included = _INCLUDE_LINE.match(directive.group())
+            included = INCLUDE_LINE.match(directive.group())
             if included is not None:
                 yield included.group(1), included.group(2), _arm_side(frames)
         elif kind in (b"ifdef", b"ifndef", b"if"):

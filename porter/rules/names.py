@@ -117,12 +117,18 @@ def _forwarded(data: bytes) -> frozenset[str]:
     return frozenset(name for name in names if name is not None)
 
 
-_INCLUDED = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
+# `#include <path>` or `"path"`: the delimiter and the path
+INCLUDE_LINE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+
+
+def file_name(path: bytes) -> str:
+    """An included path's file name, by which a project's headers are known (`vendors/hip.h`: `hip.h`)."""
+    return path.rsplit(b"/", 1)[-1].decode("utf-8", "replace")
 
 
 def _included_names(data: bytes) -> frozenset[str]:
     """The file names (without their folders) of what `data` includes."""
-    return frozenset(path.rsplit(b"/", 1)[-1].decode("utf-8", "replace") for path in _INCLUDED.findall(data))
+    return frozenset(file_name(match.group(2)) for match in INCLUDE_LINE.finditer(data))
 
 
 @dataclass(frozen=True)
