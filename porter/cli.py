@@ -108,7 +108,7 @@ def scan(
         int | None, typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: all cores).")
     ] = None,
     deep: Annotated[
-        str, typer.Option("--deep", help="libclang layer: auto (where rules need it), always, never.")
+        str, typer.Option("--deep", help="libclang layer: auto (where a question needs it), always, never.")
     ] = "auto",
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Analyse every file again, ignoring the scan cache.")

@@ -24,6 +24,7 @@ from porter.embedded import device_source
 from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, include_point, parse
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
+from porter.rules.api import project_pasting_macros
 from porter.rules.block_rows import project_row_launches
 from porter.rules.branches import header_sides, hip_written_headers, learned_rocm_markers
 from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants, stand_ins
@@ -246,6 +247,7 @@ def _analyze(
             project_conditions=project.conditions if project else None,
             project_row_launches=project.row_launches if project else {},
             project_header_sides=project.header_sides if project else {},
+            project_pasting_macros=project.pasting_macros if project else {},
         )
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))
@@ -364,7 +366,8 @@ def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
             names.append(file.path.name)
     markers = learned_rocm_markers(sources, hip_written_headers(zip(names, headers, strict=True)))
     sides = header_sides(sources, frozenset(names), markers, lambda path: path in load_tables().includes)
-    return header_constants(headers, markers, names, project_row_launches(sources), sides)
+    pasting = project_pasting_macros(headers)
+    return header_constants(headers, markers, names, project_row_launches(sources), sides, pasting)
 
 
 def _size(path: Path) -> int:

@@ -8,8 +8,10 @@ from functools import cache
 
 from porter.clang import ClangUnit
 from porter.findings import Edit, Engine, Finding, FixKind, Severity
+from porter.parse import Context
 from porter.rules.availability import Availability, availability, describe, severity_and_fix
 from porter.rules.base import FileContext, Rule
+from porter.rules.macros import Macro, all_uses, pasted_names, pasting_macros
 from porter.rules.names import IncludeSite, include_sites, portable_include
 from porter.rules.tables import NameEntry, read_data
 
@@ -133,7 +135,9 @@ TOKEN_PASTED_API = Rule(
     summary="CUDA API name built by token pasting in a macro",
     what="""
         Finds macros that build CUDA API names with `##` (`#define CALL(f, ...) cuda##f(__VA_ARGS__)`),
-        and, through libclang's macro expansion, every use of such a macro and the API it reaches.
+        defined in the file or in one of the project's headers, and every use of such a macro with
+        the API name it builds (`CALL(Malloc, &p, n)` builds `cudaMalloc`), read from the
+        definition and the use's arguments. `--deep always` also asks libclang's preprocessor.
         """,
     why="No renaming tool sees `cudaMalloc` in `CALL(Malloc, &p, n)`: the name exists only after preprocessing. hipify leaves it, and the port fails to compile.",
     example="#define CUDA_CALL(fn, ...) cuda##fn(__VA_ARGS__)\nCUDA_CALL(Malloc, &ptr, bytes);",
@@ -273,6 +277,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.portable:
         yield from _launches(ctx)
     yield from _pasting_macros(ctx)
+    yield from pasted_uses(ctx)
     yield from _kernel_pointers(ctx)
 
 
@@ -330,11 +335,39 @@ def _pasting_macros(ctx: FileContext) -> Iterable[Finding]:
             )
 
 
-# -- libclang: the uses of pasting macros, resolved ----------------------------------------
+def project_pasting_macros(headers: Iterable[bytes]) -> dict[str, Macro]:
+    """The function-like macros of the project's headers that paste an API name (for the files that use them)."""
+    found: dict[str, Macro] = {}
+    for data in headers:
+        found.update(pasting_macros(data, _PASTED))
+    return found
 
 
-def wants_clang(ctx: FileContext) -> bool:
-    return ctx.source.kind.is_c_family and b"##" in ctx.source.data and _PASTED.search(ctx.source.data) is not None
+def pasted_uses(ctx: FileContext) -> list[Finding]:
+    """Each use of a pasting macro (the file's own or a project header's) with the API name it builds."""
+    return ctx.once("pasted API uses", lambda: list(_pasted_uses(ctx)))
+
+
+_LEFT_OUT = (Context.COMMENT, Context.STRING, Context.INCLUDE)
+
+
+def _pasted_uses(ctx: FileContext) -> Iterable[Finding]:
+    data = ctx.source.data
+    macros = {**ctx.project_pasting_macros, **pasting_macros(data, _PASTED)}
+    for use in all_uses(data, macros.values()):
+        if ctx.parsed.context_at(use.start, use.start + len(use.macro.name)) in _LEFT_OUT:
+            continue
+        for name in sorted(pasted_names(use)):
+            entry = ctx.tables.identifiers.get(name)
+            if entry is None:
+                continue
+            target = f"`{entry.hip}`" if entry.hip else "nothing in HIP"
+            yield TOKEN_PASTED_API.finding(
+                ctx, use.start, use.end, f"`{use.macro.name}(...)` expands to `{name}` by token pasting; in HIP that is {target}"
+            )  # fmt: skip
+
+
+# -- libclang (`--deep always` only): the uses of pasting macros, as its preprocessor sees them ----
 
 
 @cache
@@ -391,20 +424,17 @@ def check_clang(ctx: FileContext, unit: ClangUnit) -> Iterable[Finding]:
     pasting = {name for name, body in unit.macro_definitions.items() if _PASTED.search(body.encode("utf-8", "replace"))}
     if not pasting:
         return
-    seen: set[tuple[int, str]] = set()
+    seen = {(f.span.start_byte, f.message) for f in pasted_uses(ctx)}  # what the text reading found
     for reference in unit.references:
         entry = ctx.tables.identifiers.get(reference.name)
         if entry is None or data.startswith(reference.name.encode(), reference.offset):
             continue  # spelled out in the source: the token pass already reports it
         use = next((m for m in unit.macro_uses if m.offset == reference.offset and m.name in pasting), None)
-        if use is None or (use.offset, reference.name) in seen:
+        if use is None:
             continue
-        seen.add((use.offset, reference.name))
         target = f"`{entry.hip}`" if entry.hip else "nothing in HIP"
-        yield TOKEN_PASTED_API.finding(
-            ctx,
-            use.offset,
-            use.end_offset,
-            f"`{use.name}(...)` expands to `{reference.name}` by token pasting; in HIP that is {target}",
-            engine=Engine.LIBCLANG,
-        )
+        message = f"`{use.name}(...)` expands to `{reference.name}` by token pasting; in HIP that is {target}"
+        if (use.offset, message) in seen:
+            continue
+        seen.add((use.offset, message))
+        yield TOKEN_PASTED_API.finding(ctx, use.offset, use.end_offset, message, engine=Engine.LIBCLANG)

@@ -140,6 +140,8 @@ class FileContext:
     # kernels the project's files launch with blocks 32 threads wide: name -> one row (block_rows)
     project_row_launches: dict[str, bool] = field(default_factory=dict)
     project_header_sides: dict = field(default_factory=dict)  # file name -> branches.Side: included for one platform
+    # the project's headers' macros that paste an API name: name -> macros.Macro (api.project_pasting_macros)
+    project_pasting_macros: dict = field(default_factory=dict)
     # what the file tells about the whole project (porter.rules.project): settled across the scan
     project: ProjectFacts = field(default_factory=ProjectFacts)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text

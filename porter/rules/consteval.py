@@ -249,6 +249,7 @@ class HeaderConstants:
     shims: object = None  # the headers that define CUDA names as HIP's (names.ShimIndex)
     row_launches: dict[str, bool] = field(default_factory=dict)  # block_rows.project_row_launches
     header_sides: dict = field(default_factory=dict)  # file name -> branches.Side (branches.header_sides)
+    pasting_macros: dict = field(default_factory=dict)  # name -> macros.Macro (api.project_pasting_macros)
 
     @classmethod
     def of(
@@ -262,6 +263,7 @@ class HeaderConstants:
         shims=None,
         row_launches: dict[str, bool] | None = None,
         header_sides: dict | None = None,
+        pasting_macros: dict | None = None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr((
@@ -270,11 +272,12 @@ class HeaderConstants:
             sorted(width_splits.items()), sorted(votes),
             shims and (sorted(shims.shims.items()), sorted(shims.includes.items())),
             sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
+            sorted((pasting_macros or {}).items()),
         ))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
-            header_sides or {},
+            header_sides or {}, pasting_macros or {},
         )  # fmt: skip
 
 
@@ -415,6 +418,7 @@ def header_constants(
     names: list[str] | None = None,
     row_launches: dict[str, bool] | None = None,
     header_sides: dict | None = None,
+    pasting_macros: dict | None = None,
 ) -> HeaderConstants:
     """Integer constants the project's headers define, for the files that include them.
 
@@ -422,8 +426,9 @@ def header_constants(
     dropped: which one a file sees depends on what it includes and how it is compiled.
     `rocm_markers` are the project's own macros for "compiled by HIP" (branches.learned_rocm_markers);
     `names`, the headers' file names, place the CUDA names they map onto HIP's (names.ShimIndex);
-    `row_launches`, the project's kernels launched with blocks 32 threads wide (block_rows), and
-    `header_sides`, its headers included for one platform only (branches.header_sides), ride along.
+    `row_launches`, the project's kernels launched with blocks 32 threads wide (block_rows),
+    `header_sides`, its headers included for one platform only (branches.header_sides), and
+    `pasting_macros`, its macros that paste API names (api.project_pasting_macros), ride along.
     """
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
@@ -447,6 +452,7 @@ def header_constants(
         shims,
         row_launches,
         header_sides,
+        pasting_macros,
     )
 
 
