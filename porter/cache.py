@@ -1,4 +1,5 @@
-"""The scan cache: a file's results keyed by what they depend on.
+"""The scan cache: a file's results keyed by what they depend on, kept in one pack per tree and
+settings (a run reads the pack its last run of the same tree wrote, and writes its own).
 
 The key is a hash of porter's own code and data (any change to a rule invalidates everything),
 the configuration that changes findings (targets, ROCm version, libclang mode, compile flags), the
@@ -15,19 +16,15 @@ from functools import cache
 from pathlib import Path
 
 from porter.atomic import write_cache_entry
+from porter.memo import package_stats
 from porter.targets.toolchains import cache_dir
 
 
 @cache
 def code_fingerprint() -> str:
-    """A hash of porter's source and data files."""
-    package = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and path.suffix in (".py", ".json", ".j2"):
-            digest.update(path.relative_to(package).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
+    """A hash of porter's own files by their paths, sizes and modification times: any edit, install
+    or checkout changes it, at the cost of a stat a file (reading them all took 40 ms a start)."""
+    return hashlib.sha256("\n".join(package_stats()).encode()).hexdigest()
 
 
 def key(parts: list[str], data: bytes) -> str:
@@ -42,12 +39,16 @@ def _path(entry: str) -> Path:
     return cache_dir() / "scan" / entry[:2] / f"{entry}.json"
 
 
-def load(entry: str) -> dict | None:
+def load_pack(pack: str) -> dict[str, dict]:
+    """The entries one earlier run of the same tree and settings stored (entry key -> a file's
+    results); {} where there is none, or it cannot be read."""
     try:
-        return json.loads(_path(entry).read_text(encoding="utf-8"))
+        entries = json.loads(_path(pack).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return {}
+    return entries if isinstance(entries, dict) else {}
 
 
-def store(entry: str, document: dict) -> None:
-    write_cache_entry(_path(entry), json.dumps(document, separators=(",", ":"), check_circular=False).encode())
+def store_pack(pack: str, entries: dict[str, dict]) -> None:
+    """One run's entries, in one file: written once, by the main process, after the run."""
+    write_cache_entry(_path(pack), json.dumps(entries, separators=(",", ":"), check_circular=False).encode())

@@ -35,7 +35,7 @@ def scan_key(arguments: list[str]) -> str | None:
     if not arguments or arguments[0] != "scan" or "--no-cache" in arguments or "--help" in arguments:
         return None
     digest = hashlib.sha256()
-    _add(digest, "porter", *_package_stats())
+    _add(digest, "porter", *package_stats())
     _add(digest, "argv", *arguments)
     _add(digest, "cwd", os.getcwd(), sys.executable)
     _add(digest, "env", *sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _VOLATILE_ENVIRONMENT))
@@ -108,7 +108,7 @@ def _tree_stats(top: str) -> list[str]:
     return lines
 
 
-def _package_stats() -> list[str]:
+def package_stats() -> list[str]:
     """porter's own files, bytecode and folders left out: the bytecode a first run writes (and the
     folder times it moves) change nothing that porter does."""
     lines = []

@@ -166,7 +166,6 @@ def analyze_file(
     config: Config,
     deep: Deep,
     extra_args: list[str] | None,
-    use_cache: bool = False,
     cap: int | None = scan_limits.FINDINGS_PER_RULE,
     project_constants: HeaderConstants | None = None,
     alone: bool = True,
@@ -174,13 +173,13 @@ def analyze_file(
     """One file's findings; `cap` limits those listed per rule (None: all, as convert needs every edit);
     `project_constants` are the integer constants of the tree's headers. A file analysed `alone`
     settles its project facts by itself; a scan settles them over all its files (settle_project)."""
-    result = _analyze_unsettled(file, config, deep, extra_args, use_cache, cap, project_constants)
+    result = _analyze_unsettled(file, config, deep, extra_args, cap, project_constants)
     if alone:
         settle_project([result])
     return result
 
 
-def _analyze_unsettled(file, config, deep, extra_args, use_cache, cap, project_constants) -> FileResult:
+def _analyze_unsettled(file, config, deep, extra_args, cap, project_constants) -> FileResult:
     result = FileResult(rel=file.rel, kind=str(file.kind))
     try:
         source = SourceFile.read(file.path, file.rel, file.kind)
@@ -193,25 +192,7 @@ def _analyze_unsettled(file, config, deep, extra_args, use_cache, cap, project_c
     if _looks_wide(source.data):
         result.error = "cannot decode: mostly NUL bytes (UTF-16/32 without a byte-order mark, or binary): not analysed"
         return result
-    entry = None
-    if use_cache:
-        parts = [
-            file.rel,
-            ",".join(config.targets),
-            str(config.rocm_version),
-            str(deep),
-            " ".join(extra_args or []),
-            str(cap),
-            project_constants.digest if project_constants else "",
-        ]
-        parts.append("clang" if clang.find_setup() else "no-clang")
-        entry = scan_cache.key(parts, source.data)
-        cached = scan_cache.load(entry)
-        if cached is not None:
-            return _from_cache(file, cached)
     _analyze(source, file, config, deep, extra_args, result, cap, project_constants)
-    if entry is not None and result.error is None:
-        scan_cache.store(entry, _to_cache(result))
     return result
 
 
@@ -347,19 +328,28 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return unique
 
 
-def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
+def _read_all(files: list[DiscoveredFile]) -> list[bytes | None]:
+    """Each file's bytes, read once by the main process for the project's facts and the cache's
+    keys (None where it cannot be read: the file's own analysis reports that)."""
+    contents: list[bytes | None] = []
+    for file in files:
+        try:
+            with open(file.path, "rb") as handle:
+                contents.append(handle.read())
+        except OSError:
+            contents.append(None)
+    return contents
+
+
+def _project_constants(files: list[DiscoveredFile], contents: list[bytes | None]) -> HeaderConstants:
     """The integer constants of the tree's headers (a warp width defined in one header is used in
     another file), read with the project's own ROCm markers, which any of its sources may show."""
     headers, sources, names = [], [], []
-    for file in files:
+    for file, whole in zip(files, contents, strict=True):
         header = file.path.suffix.lower() in HEADER_SUFFIXES
-        if not (header or file.kind.is_c_family):
+        if whole is None or not (header or file.kind.is_c_family):
             continue
-        try:
-            with open(file.path, "rb") as handle:
-                data = handle.read(scan_limits.FULL_ANALYSIS_BYTES)
-        except OSError:
-            continue  # reported when the file itself is analysed
+        data = whole[: scan_limits.FULL_ANALYSIS_BYTES]
         sources.append(data)
         if header:
             headers.append(data)
@@ -370,11 +360,42 @@ def _project_constants(files: list[DiscoveredFile]) -> HeaderConstants:
     return header_constants(headers, markers, names, project_row_launches(sources), sides, pasting)
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0  # reported when the file itself is read
+class _RunCache:
+    """The scan cache as one run uses it: one pack of entries per tree and settings, read before
+    the run and written once after it, and every file's entry key (porter.cache.key: the file's
+    bytes, path and everything else its results depend on), worked out by the main process.
+    Workers neither read nor write the cache: a cold run's hundreds of small files cost a tenth of
+    its time."""
+
+    def __init__(self, paths: list[Path], config: Config, deep: Deep, cap: int | None):
+        self.settings = [
+            ",".join(config.targets), str(config.rocm_version), str(deep), str(cap),
+            "clang" if clang.find_setup() else "no-clang",
+        ]  # fmt: skip
+        self.pack = scan_cache.key(["pack", *(str(p.resolve()) for p in paths), *self.settings], b"")
+        self.entries = scan_cache.load_pack(self.pack)
+        self.keys: list[str | None] = []
+
+    def key_files(self, items, contents: list[bytes | None], constants: HeaderConstants) -> None:
+        self.keys = [
+            None if data is None else scan_cache.key([file.rel, " ".join(extra or []), *self.settings, constants.digest], data)
+            for (file, extra), data in zip(items, contents, strict=True)
+        ]  # fmt: skip
+
+    def cached(self, index: int, file: DiscoveredFile) -> FileResult | None:
+        key = self.keys[index]
+        entry = self.entries.get(key) if key is not None else None
+        try:
+            return _from_cache(file, entry) if entry is not None else None
+        except (KeyError, TypeError, ValueError):  # an entry damaged on disk: analysed again
+            return None
+
+    def store(self, results: list[FileResult]) -> None:
+        entries = {
+            key: _to_cache(result) for key, result in zip(self.keys, results, strict=True)
+            if key is not None and result.error is None
+        }  # fmt: skip
+        scan_cache.store_pack(self.pack, entries)
 
 
 # A CUDA file that touches every rule family: a worker analyses it as it starts, while the main
@@ -424,7 +445,6 @@ def _start_worker() -> None:
     source = SourceFile(path=path, rel=path.name, data=_WARM_UP, kind=FileKind.CUDA)
     result = FileResult(rel=path.name, kind=str(FileKind.CUDA))
     _analyze(source, DiscoveredFile(path, path.name, FileKind.CUDA), Config(), Deep.NEVER, None, result, None, None)
-    scan_cache.code_fingerprint()  # the cache key's hash of porter's own files, read once per process
     gc.collect(1)
 
 
@@ -432,11 +452,11 @@ def _ready() -> None:
     """Nothing: submitted to start the workers (they start at the first task)."""
 
 
-# What every file of a run shares (config, deep, use_cache, cap, project constants): one tuple,
-# which each chunk of tasks carries once (pickle writes an object a chunk holds twice once).
+# What every file of a run shares (config, deep, cap, project constants): one tuple, which each
+# chunk of tasks carries once (pickle writes an object a chunk holds twice once).
 def _analyze_in_worker(item: tuple[DiscoveredFile, list[str] | None, tuple]) -> FileResult:
-    file, extra_args, (config, deep, use_cache, cap, constants) = item
-    result = analyze_file(file, config, deep, extra_args, use_cache, cap, constants, alone=False)
+    file, extra_args, (config, deep, cap, constants) = item
+    result = analyze_file(file, config, deep, extra_args, cap, constants, alone=False)
     gc.collect(1)  # the file's cycles (a context and the facts that point back at it), once it is done
     return result
 
@@ -455,27 +475,53 @@ def scan(
     database = discovery.compile_commands
     items = [(f, database.flags_for(f.path) if database else None) for f in discovery.files]
     jobs = jobs or os.cpu_count() or 1
-    results: list[FileResult] = []
-    if jobs == 1 or len(items) < PARALLEL_THRESHOLD:
-        constants = _project_constants(discovery.files)
-        for file, extra_args in items:
-            results.append(analyze_file(file, config, deep, extra_args, use_cache, cap, constants, alone=False))
-            if progress:
-                progress(file.rel)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker) as pool:
-            pool.submit(_ready)  # the workers start, and warm up, while the headers are read here
-            run = (config, deep, use_cache, cap, _project_constants(discovery.files))
-            # largest files first, in small chunks: a 250 KB header left to the end would keep one
-            # core busy while the others wait (the results come back in discovery order all the same)
-            by_size = sorted(range(len(items)), key=lambda i: -_size(items[i][0].path))
-            ordered = [(*items[i], run) for i in by_size]
-            unordered: dict[int, FileResult] = {}
-            chunks = pool.map(_analyze_in_worker, ordered, chunksize=max(1, len(items) // (jobs * 32)))
-            for index, result in zip(by_size, chunks, strict=True):
-                unordered[index] = result
+    run_cache = _RunCache(paths, config, deep, cap) if use_cache else None
+    # a tree with no earlier results to reuse starts its workers now: they warm up while the
+    # project's headers are read here
+    parallel = jobs > 1 and len(items) >= PARALLEL_THRESHOLD
+    pool = (
+        ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker)
+        if parallel and not (run_cache and run_cache.entries)
+        else None
+    )
+    if pool is not None:
+        pool.submit(_ready)
+    try:
+        contents = _read_all(discovery.files)
+        constants = _project_constants(discovery.files, contents)
+        if run_cache is not None:
+            run_cache.key_files(items, contents, constants)
+        results = [run_cache.cached(i, f) if run_cache else None for i, (f, _) in enumerate(items)]
+        missing = [i for i, result in enumerate(results) if result is None]
+        for i in range(len(items)) if progress else ():
+            if results[i] is not None:
+                progress(items[i][0].rel)
+        if len(missing) >= PARALLEL_THRESHOLD and jobs > 1:
+            pool = pool or ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker)
+            _analyze_in_pool(pool, items, missing, contents, results, (config, deep, cap, constants), jobs, progress)
+        else:
+            for i in missing:
+                file, extra_args = items[i]
+                results[i] = analyze_file(file, config, deep, extra_args, cap, constants, alone=False)
                 if progress:
-                    progress(result.rel)
-        results = [unordered[i] for i in range(len(items))]
+                    progress(file.rel)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    if run_cache is not None and missing:
+        run_cache.store(results)  # unsettled, as analysed: settling depends on the other files
     settle_project(results)
     return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)
+
+
+def _analyze_in_pool(pool, items, missing: list[int], contents, results: list, run: tuple, jobs: int, progress) -> None:
+    """The `missing` files' results, analysed by the pool's workers, into `results`."""
+    # largest files first, in small chunks: a 250 KB header left to the end would keep one core
+    # busy while the others wait (the results come back in discovery order all the same)
+    by_size = sorted(missing, key=lambda i: -len(contents[i] or b""))
+    ordered = [(*items[i], run) for i in by_size]
+    chunks = pool.map(_analyze_in_worker, ordered, chunksize=max(1, len(missing) // (jobs * 32)))
+    for index, result in zip(by_size, chunks, strict=True):
+        results[index] = result
+        if progress:
+            progress(result.rel)

@@ -117,3 +117,30 @@ def test_the_scan_cache_returns_the_same_results_and_follows_edits(tmp_path, mon
     assert [f.rule for f in third.findings] == []
     other_target = scan([tree], Config(targets=("gfx1100",)), jobs=1, use_cache=True)
     assert other_target.findings == []
+
+
+def test_a_warm_scan_analyses_only_the_files_that_changed(tmp_path, monkeypatch):
+    from porter import scan as scan_module
+
+    monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("a.cu", "b.cu", "c.cu"):
+        (tree / name).write_text(f"__global__ void {name[0]}(int* x) {{ x[threadIdx.x & 31] = 0; }}\n")
+    analysed = []
+    real = scan_module._analyze
+    monkeypatch.setattr(scan_module, "_analyze", lambda source, *rest: analysed.append(source.rel) or real(source, *rest))
+    cold = scan([tree], Config(), jobs=1, use_cache=True)
+    assert sorted(analysed) == ["a.cu", "b.cu", "c.cu"]
+    assert len(list((tmp_path / "cache" / "scan").rglob("*.json"))) == 1  # one pack for the run
+    analysed.clear()
+    (tree / "b.cu").write_text("__global__ void b(int* x) { x[threadIdx.x] = 0; }\n")
+    warm = scan([tree], Config(), jobs=1, use_cache=True)
+    assert analysed == ["b.cu"]
+    assert [f.file for f in warm.findings] == [f.file for f in cold.findings if f.file != "b.cu"]
+    analysed.clear()
+    pack = next((tmp_path / "cache" / "scan").rglob("*.json"))
+    pack.write_text('{"damaged": 1}')  # a pack that is not what porter wrote: the run analyses again
+    again = scan([tree], Config(), jobs=1, use_cache=True)
+    assert sorted(analysed) == ["a.cu", "b.cu", "c.cu"]
+    assert [f.to_row() for f in again.findings] == [f.to_row() for f in warm.findings]
