@@ -129,7 +129,9 @@ def test_a_warm_scan_analyses_only_the_files_that_changed(tmp_path, monkeypatch)
         (tree / name).write_text(f"__global__ void {name[0]}(int* x) {{ x[threadIdx.x & 31] = 0; }}\n")
     analysed = []
     real = scan_module._analyze
-    monkeypatch.setattr(scan_module, "_analyze", lambda source, *rest: analysed.append(source.rel) or real(source, *rest))
+    monkeypatch.setattr(
+        scan_module, "_analyze", lambda source, *rest: analysed.append(source.rel) or real(source, *rest)
+    )
     cold = scan([tree], Config(), jobs=1, use_cache=True)
     assert sorted(analysed) == ["a.cu", "b.cu", "c.cu"]
     assert len(list((tmp_path / "cache" / "scan").rglob("*.json"))) == 1  # one pack for the run
