@@ -289,10 +289,16 @@ def _kernels(ctx: FileContext) -> list[dict]:
     return sorted(kernels, key=lambda k: k["line"])
 
 
+# the families with a question for libclang: under `--deep always` each asks it, under auto those
+# that say where (wants_clang)
+_DEEPENING = tuple(f for f in FAMILIES if hasattr(f, "check_clang"))
+_ASKING = tuple(f for f in _DEEPENING if hasattr(f, "wants_clang"))
+
+
 def _deepen(ctx: FileContext, result: FileResult, deep: Deep, extra_args: list[str] | None) -> None:
-    if deep is Deep.NEVER or not ctx.source.kind.is_c_family:
+    if deep is Deep.NEVER or (deep is Deep.AUTO and not _ASKING) or not ctx.source.kind.is_c_family:
         return
-    families = [f for f in FAMILIES if hasattr(f, "check_clang") and (deep is Deep.ALWAYS or _wants_clang(f, ctx))]
+    families = [f for f in _DEEPENING if deep is Deep.ALWAYS or _wants_clang(f, ctx)]
     if not families:
         return
     if clang.find_setup() is None:

@@ -13,6 +13,7 @@ import bisect
 import codecs
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from itertools import accumulate
 from pathlib import Path, PurePath
 
@@ -132,9 +133,9 @@ class SourceFile:
             self._line_starts = list(accumulate(map(_PLUS_ONE, map(len, self.data.split(b"\n"))), initial=0))[:-1]
         return self._line_starts
 
-    @property
+    @cached_property
     def newline(self) -> str:
-        """The file's line ending, for text porter inserts."""
+        """The file's line ending, for text porter inserts (asked at each of its includes: kept)."""
         return "\r\n" if b"\r\n" in self.data else "\n"
 
     @property

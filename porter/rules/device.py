@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -256,7 +257,7 @@ class FunctionInfo:
     is_device: bool  # __global__ or __device__ (or inside a __device__ lambda)
     is_kernel: bool
     classes: dict[str, set[VarClass]] = field(default_factory=lambda: defaultdict(set))
-    classified: bool = False  # its classes worked out (DeviceFacts._classify)
+    classified: set[str] = field(default_factory=set)  # the names whose classes are worked out (DeviceFacts._classify)
     declared_types: dict[str, tree_sitter.Node] = field(default_factory=dict)
 
 
@@ -456,24 +457,40 @@ class DeviceFacts:
             grouped[id(function)].append((name, value))
         return grouped
 
-    def _classify(self, function: FunctionInfo) -> None:
-        """Classify the function's bound variables, iterating until nothing changes (chains of copies).
+    def _classify(self, function: FunctionInfo, names: Iterable[str]) -> None:
+        """Classify the function's bindings of `names` and of every name their values read,
+        iterating until nothing changes (chains of copies).
 
-        One function at a time, when a rule first asks about it: a function's classes follow from
-        its own bindings and the file scope's, so the functions no rule asks about (most of a large
-        file) are never classified."""
-        if function.classified:
+        On demand: a rule asks about a few expressions of a function, whose classes follow from the
+        bindings of the names they read (and those names' bindings, and the file scope's), so the
+        rest of a large function, and the functions no rule asks about, are never shaped. The
+        names a value reads only ever depend on names the closure holds too, so classifying the
+        closure alone gives each of its names what classifying the whole function gives it."""
+        by_name = self._bindings_by_name.get(id(function), {})
+        closure: set[str] = set()
+        pending = [name for name in names if name not in function.classified]
+        while pending:
+            name = pending.pop()
+            if name in closure or name in function.classified:
+                continue
+            closure.add(name)
+            for value in by_name.get(name, ()):
+                pending.extend(self._shape_of(self.source.text(value.start_byte, value.end_byte), name).names)
+        if not closure:
             return
-        function.classified = True
+        function.classified |= closure
         if function.node is not None:
-            self._classify(self.file_scope)
-        # each value's text is read and shaped once; the rounds only pass classes along names
+            self._classify(self.file_scope, closure)  # what the function's names inherit from the file's
+        # in source order, as the bindings are written; each value's text read and shaped once
         shaped = [
             (name, shape)
             for name, value in self._bindings_by_function.get(id(function), ())
-            if (shape := self._shape_of(self.source.text(value.start_byte, value.end_byte), name)).names
-            or shape.own
-            or shape.reads_thread  # a value with none of these gets no class, however often asked
+            if name in closure
+            and (
+                (shape := self._shape_of(self.source.text(value.start_byte, value.end_byte), name)).names
+                or shape.own
+                or shape.reads_thread  # a value with none of these gets no class, however often asked
+            )
         ]
         for _ in range(4):
             changed = False
@@ -485,8 +502,16 @@ class DeviceFacts:
             if not changed:
                 break
 
+    @cached_property
+    def _bindings_by_name(self) -> dict[int, dict[str, list[tree_sitter.Node]]]:
+        """Each function's bound values by the name they bind (function id -> name -> values)."""
+        grouped: dict[int, dict[str, list[tree_sitter.Node]]] = defaultdict(lambda: defaultdict(list))
+        for function, name, value in self._bindings:
+            grouped[id(function)][name].append(value)
+        return grouped
+
     def var_classes(self, function: FunctionInfo, name: str) -> set[VarClass]:
-        self._classify(function)
+        self._classify(function, (name,))
         classes = set(function.classes.get(name, set()))
         if function.node is not None:
             classes |= self.file_scope.classes.get(name, set())
@@ -500,10 +525,9 @@ class DeviceFacts:
     def classes_of_expression(
         self, node: tree_sitter.Node, function: FunctionInfo, bound_name: str = ""
     ) -> set[VarClass]:
-        self._classify(function)
-        return self._classes_of_shape(
-            self._shape_of(self.source.text(node.start_byte, node.end_byte), bound_name), function
-        )
+        shape = self._shape_of(self.source.text(node.start_byte, node.end_byte), bound_name)
+        self._classify(function, shape.names)
+        return self._classes_of_shape(shape, function)
 
     def _classes_of_shape(self, shape: _ExpressionShape, function: FunctionInfo) -> set[VarClass]:
         classes = set(shape.own)

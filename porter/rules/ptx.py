@@ -54,6 +54,7 @@ def ptx_table() -> list[PtxEntry]:
     ]
 
 
+@cache  # the same instructions recur across a file's asm statements and macros
 def classify(instruction: str) -> PtxEntry | None:
     for entry in ptx_table():
         if entry.pattern.search(instruction):
@@ -71,6 +72,11 @@ def _unescape(body: str) -> str:
 
 def split_instructions(template: str) -> list[str]:
     """Instructions of a PTX template, whitespace folded, predicates, labels and directives dropped."""
+    return list(_split_instructions(template))
+
+
+@cache  # a template recurs wherever its macro or inline function is used
+def _split_instructions(template: str) -> tuple[str, ...]:
     instructions = []
     for piece in re.split(r"[;\n]", template):
         piece = re.sub(r"\s+", " ", piece.replace("{", " { ").replace("}", " } ")).strip()
@@ -83,7 +89,7 @@ def split_instructions(template: str) -> list[str]:
         piece = re.sub(r"\{ ", "{", piece)
         piece = re.sub(r" \}", "}", piece)
         instructions.append(piece)
-    return instructions
+    return tuple(instructions)
 
 
 def _template_of(node: tree_sitter.Node, source: SourceFile) -> str:
