@@ -229,10 +229,11 @@ def parse(source: SourceFile, stand_ins: Mapping[bytes, bytes] | None = None) ->
     return ParsedFile(source=source, tree=_parser().parse(data))
 
 
-def directives(source: SourceFile, constants: bool = True) -> ParsedFile:
+def directives(source: SourceFile, constants: bool = True, also: re.Pattern[bytes] | None = None) -> ParsedFile:
     """The file's preprocessor directives and, with `constants`, its constant declarations alone,
     parsed: other lines are left out (comment delimiters kept, so a directive inside a comment stays
-    inside it). What a header's conditionals and macros say costs a fraction of a full parse this way."""
+    inside it), but those `also` finds. What a header's conditionals and macros say costs a
+    fraction of a full parse this way."""
     kept = []
     continued = False
     for line in source.data.split(b"\n"):
@@ -242,6 +243,7 @@ def directives(source: SourceFile, constants: bool = True) -> ParsedFile:
             or b"/*" in line
             or b"*/" in line
             or (constants and b"const" in line)
+            or (also is not None and also.search(line) is not None)
         )
         if keep:
             kept.append(line)

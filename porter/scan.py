@@ -229,6 +229,7 @@ def _analyze(
             project_row_launches=project.row_launches if project else {},
             project_header_sides=project.header_sides if project else {},
             project_pasting_macros=project.pasting_macros if project else {},
+            project_logical_warp=project.logical_warp if project else None,
         )
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))

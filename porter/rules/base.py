@@ -142,6 +142,8 @@ class FileContext:
     project_header_sides: dict = field(default_factory=dict)  # file name -> branches.Side: included for one platform
     # the project's headers' macros that paste an API name: name -> macros.Macro (api.project_pasting_macros)
     project_pasting_macros: dict = field(default_factory=dict)
+    # a width of 32 the project keeps as its warp beside the wavefront it asks for (logical_warp.LogicalWarp)
+    project_logical_warp: object = None
     # what the file tells about the whole project (porter.rules.project): settled across the scan
     project: ProjectFacts = field(default_factory=ProjectFacts)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text

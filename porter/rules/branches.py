@@ -435,6 +435,12 @@ def _definition(match: re.Match) -> tuple[str, str]:
     return match.group(group).decode(), match.group(group + 1).decode("utf-8", "replace")
 
 
+def constant_definitions(data: bytes) -> Iterable[tuple[int, str, str]]:
+    """(offset, name, value text) of each constant the text defines (CONSTANT_DEFINITION)."""
+    for match in CONSTANT_DEFINITION.finditer(data):
+        yield (match.start(), *_definition(match))
+
+
 def _evaluate_text(text: str, constants: dict[str, int]) -> int | None:
     """A definition's value text, its comments left out, as consteval evaluates it."""
     from porter.rules.consteval import evaluate

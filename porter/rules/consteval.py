@@ -250,6 +250,7 @@ class HeaderConstants:
     row_launches: dict[str, bool] = field(default_factory=dict)  # block_rows.project_row_launches
     header_sides: dict = field(default_factory=dict)  # file name -> branches.Side (branches.header_sides)
     pasting_macros: dict = field(default_factory=dict)  # name -> macros.Macro (api.project_pasting_macros)
+    logical_warp: object = None  # a warp of 32 kept on purpose (porter.rules.logical_warp.LogicalWarp)
 
     @classmethod
     def of(
@@ -264,6 +265,7 @@ class HeaderConstants:
         row_launches: dict[str, bool] | None = None,
         header_sides: dict | None = None,
         pasting_macros: dict | None = None,
+        logical_warp=None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr((
@@ -273,11 +275,12 @@ class HeaderConstants:
             shims and (sorted(shims.shims.items()), sorted(shims.includes.items())),
             sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
             sorted((pasting_macros or {}).items()),
+            logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions)),
         ))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
-            header_sides or {}, pasting_macros or {},
+            header_sides or {}, pasting_macros or {}, logical_warp,
         )  # fmt: skip
 
 
@@ -430,6 +433,8 @@ def header_constants(
     `header_sides`, its headers included for one platform only (branches.header_sides), and
     `pasting_macros`, its macros that paste API names (api.project_pasting_macros), ride along.
     """
+    from porter.rules.logical_warp import LogicalWarp
+
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
     for data in headers:
@@ -439,7 +444,7 @@ def header_constants(
                 if pattern is _HEADER_DEFINE:
                     macros.setdefault(name, set()).add(text)
     constants = _settled(definitions, _one_value, {})  # constants defined from constants of other headers
-    conditions, splits = _header_conditions(headers, macros, constants, frozenset(rocm_markers))
+    conditions, splits, logical = _header_conditions(headers, macros, constants, frozenset(rocm_markers))
     votes = frozenset(name for data in headers for name in vote_wrappers(data))
     shims = ShimIndex.of(list(zip(names, headers, strict=True))) if names is not None else None
     return HeaderConstants.of(
@@ -453,6 +458,7 @@ def header_constants(
         row_launches,
         header_sides,
         pasting_macros,
+        LogicalWarp.of(logical, headers),
     )
 
 
@@ -463,9 +469,10 @@ _DIRECTIVE_LINE = re.compile(rb"#[ \t]*(?:if|elif|define)[^\n]*")
 def _header_conditions(
     headers: list[bytes], macros: dict[str, set[str]], constants: dict[str, int], markers: frozenset[str]
 ):
-    """The headers' platform and condition macros (branches.ProjectConditions), and the warp widths
-    they define apart for ROCm's device and host passes (branches.pass_splits). Only the headers
-    that name a platform are parsed for them: few, in a CUDA project."""
+    """The headers' platform and condition macros (branches.ProjectConditions), the warp widths
+    they define apart for ROCm's device and host passes (branches.pass_splits), and the warp of 32
+    they keep on purpose beside the wavefront (logical_warp). Only the headers that name a platform
+    are parsed for them: few, in a CUDA project."""
     from porter.parse import directives
     from porter.rules.branches import (
         CONDITION_BODY,
@@ -475,15 +482,20 @@ def _header_conditions(
         mentions_device_pass,
         mentions_platform,
     )
+    from porter.rules.logical_warp import WIDTH_RETURN, could_hold_pair, logical_widths
 
     learned = ProjectConditions(marker_conditions(set(markers)))
-    parsed = []
+    parsed, originals = [], []
     for data in headers:
         lines = b"\n".join(_DIRECTIVE_LINE.findall(data))
         if mentions_platform(lines) or learned.mentioned_in(lines):
             header = SourceFile(path=Path("header"), rel="header", data=data, kind=FileKind.HEADER)
-            # its constant declarations matter only where a device pass may define them apart (pass_splits)
-            parsed.append(directives(header, constants=mentions_device_pass(data)))
+            # its constant declarations matter only where a device pass may define them apart
+            # (pass_splits), or a wavefront stands beside them (logical_warp)
+            pair = could_hold_pair(data)
+            also = WIDTH_RETURN if pair else None
+            parsed.append(directives(header, constants=mentions_device_pass(data) or pair, also=also))
+            originals.append(data if pair else None)
     platform: dict[str, dict] = dict(learned.macros)
     for header in parsed:  # each alone first: a header's macros are seen by the others
         for name, values in Branches(header.source, header.root, learned).platform_macros().items():
@@ -494,11 +506,16 @@ def _header_conditions(
         if len(texts) == 1 and CONDITION_BODY.search(next(iter(texts)))
     }
     conditions = ProjectConditions({name: v for name, v in platform.items() if v is not None}, bodies)
-    splits = {}
-    for header in parsed:
-        if mentions_device_pass(header.source.data):
-            splits.update(Branches(header.source, header.root, conditions).pass_splits(constants, splits))
-    return conditions, splits
+    splits, logical = {}, set()
+    for header, original in zip(parsed, originals, strict=True):
+        skeleton = header.source.data
+        if mentions_device_pass(skeleton) or original is not None:
+            branches = Branches(header.source, header.root, conditions)
+            if mentions_device_pass(skeleton):
+                splits.update(branches.pass_splits(constants, splits))
+            if original is not None:
+                logical |= logical_widths(original, skeleton, branches, constants)
+    return conditions, splits, frozenset(logical)
 
 
 def _one_value(texts: set[str], constants: dict[str, int]) -> int | None:

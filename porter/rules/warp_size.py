@@ -33,6 +33,7 @@ from porter.rules.device import (
     unparenthesized,
 )
 from porter.rules.lane_mask import is_full_mask_32
+from porter.rules.logical_warp import logical_names, mentions_any
 from porter.rules.patterns import search_fast
 from porter.rules.votes import VOTE_CALLS
 from porter.source import encoded_length
@@ -393,8 +394,10 @@ def warp_value(ctx: FileContext, node: tree_sitter.Node | None, derived: bool = 
     tile is 32 by the tile's shape, and stays 32 on a 64-lane wavefront.
     """
     value = ctx.value_of(node)
-    if value is None or node.type in ("number_literal", "identifier"):
-        return value  # a literal or a name holds no `sizeof`
+    if value is None or node.type == "number_literal":
+        return value
+    if node.type == "identifier":  # a name holds no `sizeof`; a logical warp's 32 is right on wave64
+        return None if _logical(ctx, node) else value
     if b"sizeof" in ctx.source.data[node.start_byte : node.end_byte]:
         return None
     return value if not derived or _has_warp_term(ctx, node) else None
@@ -403,8 +406,14 @@ def warp_value(ctx: FileContext, node: tree_sitter.Node | None, derived: bool = 
 def _has_warp_term(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """Whether a literal or a name among the expression's terms holds a warp width's value by role."""
     if node.type in ("number_literal", "identifier"):
-        return ctx.value_of(node) in _WARP_CONSTANT_VALUES
+        return ctx.value_of(node) in _WARP_CONSTANT_VALUES and not _logical(ctx, node)
     return any(_has_warp_term(ctx, child) for child in node.named_children)
+
+
+def _logical(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """Is the name the project's logical warp, a 32 it keeps beside the wavefront (logical_warp)?"""
+    names = logical_names(ctx)
+    return bool(names) and ctx.source.text(node.start_byte, node.end_byte) in names
 
 
 def _literal_edit(ctx: FileContext, node: tree_sitter.Node, replacement: str) -> tuple[Edit, ...]:
@@ -697,7 +706,12 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
         if (operator, value) not in ARITHMETIC:
             continue
         on_device = facts.is_device_code(node) or _reads_thread_builtins(ctx, left)
-        if on_device and is_lane_arithmetic(ctx, node, left, operator) and not _bit_ladder_step(ctx, node, left):
+        if (
+            on_device
+            and is_lane_arithmetic(ctx, node, left, operator)
+            and not _bit_ladder_step(ctx, node, left)
+            and not _fixed_by_constexpr_test(ctx, node, value)
+        ):
             yield LANE_ARITHMETIC.finding(
                 ctx,
                 right.start_byte,
@@ -718,6 +732,33 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 f"`{short_text(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
                 edits=_rounding_edits(ctx, node, left, right, _host_warp_size(ctx, node)) if operator == "/" else (),
             )
+
+
+_EQUALS_LITERAL = re.compile(r"\b([A-Za-z_]\w*)\s*==\s*(\d+)\b")
+
+
+def _fixed_by_constexpr_test(ctx: FileContext, node: tree_sitter.Node, value: int) -> bool:
+    """Does an enclosing `if constexpr (I == 32 && J == 4)` fix a parameter to the divisor's value?
+    `return threadIdx.x % 32;` there reads the row of a 32-row tile (ggml's MFMA layouts): the 32
+    is I's, which a 64-lane wavefront does not change."""
+    outer = node.parent
+    while outer is not None:
+        if outer.type == "if_statement" and _is_constexpr_if(ctx, outer):
+            condition, consequence = outer.child_by_field_name("condition"), outer.child_by_field_name("consequence")
+            inside = consequence is not None and consequence.start_byte <= node.start_byte < consequence.end_byte
+            if inside and condition is not None:
+                text = ctx.source.text(condition.start_byte, condition.end_byte)
+                if any(int(number) == value and "thread" not in name.lower() for name, number in _EQUALS_LITERAL.findall(text)):
+                    return True
+        outer = outer.parent
+    return False
+
+
+def _is_constexpr_if(ctx: FileContext, statement: tree_sitter.Node) -> bool:
+    condition = statement.child_by_field_name("condition")
+    if condition is None:
+        return False
+    return b"constexpr" in ctx.source.data[statement.start_byte : condition.start_byte]
 
 
 _BIT_ONE = re.compile(r"\s*&\s*(?:1|0x1)[uU]?\b")
@@ -1026,7 +1067,7 @@ def _shuffles(ctx: FileContext) -> Iterable[Finding]:
                 call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte
             )
             lane, width = shuffle_operands(name, call)
-            if warp_value(ctx, width) == 32:
+            if warp_value(ctx, width) == 32 and not _logical_width(ctx, width):
                 yield SHUFFLE_WIDTH.finding(
                     ctx, width.start_byte, width.end_byte, f"`{name}` with width 32 splits a 64-lane wavefront in two",
                     edits=_literal_edit(ctx, width, portable.WARP_SIZE),
@@ -1071,8 +1112,10 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
                 edits=_literal_edit(ctx, stride, portable.WARP_SIZE),
             )  # fmt: skip
             continue
+        if _shuffles_within_logical_warp(ctx, loop):
+            continue  # every shuffle of the loop given the project's logical warp as its width
         start_value = warp_value(ctx, start)
-        if start_value == 16 and shuffle_uses(ctx, loop, counter):
+        if start_value == 16 and shuffle_uses(ctx, loop, counter) and not _partial_butterfly(ctx, loop, condition, counter):
             yield SHUFFLE_OFFSET.finding(
                 ctx, start.start_byte, start.end_byte,
                 f"shuffle ladder starts at `{counter} = 16`: on wave64 it reduces each half-wavefront separately",
@@ -1177,6 +1220,44 @@ def _loop_parts(loop: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 _CONDITIONALS = ("preproc_ifdef", "preproc_if")
+
+
+def _partial_butterfly(ctx: FileContext, loop: tree_sitter.Node, condition: tree_sitter.Node, counter: str) -> bool:
+    """A butterfly that stops above offset 1 (`offset >= 4`): it combines the lanes of a group
+    spread over the warp (ggml: "values per column are spread across 8 threads"), not the warp,
+    and its offsets below 32 keep each lane within its own half of a 64-lane wavefront, as meant."""
+    parts = binary_parts(condition, ctx.source) if condition.type == "binary_expression" else None
+    if parts is None or ctx.source.text(parts[0].start_byte, parts[0].end_byte) != counter:
+        return False
+    stop = int_value(parts[2], ctx.source)
+    if stop is None or not ((parts[1] == ">=" and stop >= 2) or (parts[1] == ">" and stop >= 1)):
+        return False
+    names = [name for part in _loop_parts(loop) for name, _ in ctx.device.calls_inside(part) if name in SHUFFLE_CALLS]
+    return bool(names) and all(name.startswith("__shfl_xor") for name in names)
+
+
+def _logical_width(ctx: FileContext, width: tree_sitter.Node | None) -> bool:
+    """A shuffle's width that is the project's logical warp: one of its names, or 32 written out
+    in a project that keeps a warp of 32 on purpose (logical_warp)."""
+    names = logical_names(ctx)
+    if not names or width is None:
+        return False
+    text = re.sub(r"[\s()]", "", ctx.source.text(width.start_byte, width.end_byte))
+    if text in names:
+        return True
+    # 32 written out, in a file that works with the logical warp: the same width
+    return text == "32" and ctx.once("mentions logical warp", lambda: mentions_any(ctx.source.data, names))
+
+
+def _shuffles_within_logical_warp(ctx: FileContext, loop: tree_sitter.Node) -> bool:
+    """Does every shuffle in the loop take the logical warp as its width? A ladder or a loop over
+    lanes then works within 32-lane groups, as on NVIDIA, whatever the wavefront."""
+    if not logical_names(ctx):
+        return False
+    shuffles = [
+        (name, call) for part in _loop_parts(loop) for name, call in ctx.device.calls_inside(part) if name in SHUFFLE_CALLS
+    ]
+    return bool(shuffles) and all(_logical_width(ctx, shuffle_operands(name, call)[1]) for name, call in shuffles)
 
 
 def _shuffle_uses_in(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
@@ -1301,9 +1382,33 @@ def _indexed_by_lane(ctx: FileContext, declaration: tree_sitter.Node, name: str)
             by_lane = VarClass.LANE in ctx.device.expression_classes(index) or (
                 re.search(r"(&31|%32)$", text) is not None and ctx.device.expression_is_thread_based(index)
             )
-            if by_lane and not _bounded_above(ctx, subscript, text):
+            if by_lane and not _bounded_above(ctx, subscript, text) and not _logical_lane(ctx, scope, index):
                 return True
     return False
+
+
+def _logical_lane(ctx: FileContext, scope: tree_sitter.Node, index: tree_sitter.Node) -> bool:
+    """Is the index a lane of the project's logical warp (`lane_id = threadIdx.x % WARP_SIZE`, the
+    32 kept on purpose: logical_warp), below 32 on any wavefront?"""
+    names = logical_names(ctx)
+    if not names or index.type != "identifier":
+        return False
+    name = ctx.source.text(index.start_byte, index.end_byte)
+    values = [
+        init.value
+        for init in initializers(ctx.parsed.root, ctx.source.data)
+        if init.name == name and init.value is not None and scope.start_byte <= init.node.start_byte < scope.end_byte
+    ]
+    return bool(values) and all(_modulo_logical(ctx, value, names) for value in values)
+
+
+def _modulo_logical(ctx: FileContext, value: tree_sitter.Node, names: frozenset[str]) -> bool:
+    """`x % W` or `x & (W - 1)` with W a logical warp."""
+    parts = binary_parts(value, ctx.source) if value.type == "binary_expression" else None
+    if not parts or parts[1] not in ("%", "&"):
+        return False
+    divisor = re.sub(r"[\s()]", "", ctx.source.text(parts[2].start_byte, parts[2].end_byte))
+    return divisor in names if parts[1] == "%" else divisor.removesuffix("-1") in names
 
 
 def _bounded_above(ctx: FileContext, node: tree_sitter.Node, index: str) -> bool:

@@ -1,0 +1,206 @@
+"""A project's logical warp: a width of 32 it keeps on purpose beside the wavefront it asks for.
+
+llama.cpp's ggml keeps `#define WARP_SIZE 32` on ROCm and hands it to every shuffle as the width
+(`template<int width = WARP_SIZE>` … `__shfl_xor_sync(mask, x, offset, width)`), while the same
+header's `ggml_cuda_get_physical_warp_size()` returns 64 on CDNA and 32 elsewhere. A shuffle given
+a width of 32 works within 32-lane groups on either wavefront, so the lane and warp arithmetic,
+the per-warp slots and the host's counts made from that 32 mean on wave64 what they mean on
+NVIDIA: the 32 is the project's warp by design, and widening it would change code that is right.
+
+Evidence, all of it in one header (the project knows its wavefront where it defines the 32):
+- a width the project writes per platform: `return 64;` or a constant defined 64 in an arm only
+  CDNA compiles, and 32 in one only NVIDIA compiles (a function's returns, or one name's definitions);
+- a constant defined 32 for ROCm too (one value across the project's headers);
+- that constant passed as a width: a shuffle's last argument, or a parameter's default
+  (`int width = WARP_SIZE`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from porter.rules.branches import CDNA, CUDA, Branches, constant_definitions
+from porter.rules.patterns import WORD_START, search
+
+
+@dataclass(frozen=True)
+class LogicalWarp:
+    """A project's logical warp: its constants (`WARP_SIZE`), and its functions that take such a
+    width as a parameter (width_functions)."""
+
+    names: frozenset[str] = frozenset()
+    functions: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, names: Iterable[str], headers: Iterable[bytes]) -> LogicalWarp:
+        names = frozenset(names)
+        functions = set().union(*(width_functions(data, names) for data in headers)) if names else set()
+        return cls(names, frozenset(functions))
+
+
+def logical_names(ctx) -> frozenset[str]:
+    """The names a file reads as its project's logical warp: the project's constants (its headers'),
+    the file's own where it holds the evidence itself, and the file's constants of 32 it passes
+    where a width function takes one (`constexpr int warp_size = 32;` … `warp_reduce_max<warp_size>(x)`)."""
+    return ctx.once("logical warp names", lambda: _logical_names(ctx))
+
+
+def _logical_names(ctx) -> frozenset[str]:
+    project = ctx.project_logical_warp or LogicalWarp()
+    data = ctx.source.data
+    own = logical_widths(data, data, ctx.branches, ctx.shared_constants) if could_hold_pair(data) else set()
+    names = project.names | own
+    if not names:
+        return frozenset()
+    functions = project.functions | width_functions(data, own)
+    passed = {
+        name
+        for _, name, text in constant_definitions(data)
+        if text.split("//")[0].strip().strip("()").strip() == "32" and passed_to_width_function(data, name, functions)
+    }
+    return frozenset(names | passed)
+
+
+def mentions_any(data: bytes, names: frozenset[str]) -> bool:
+    """Does the text name one of the logical warp's constants (a file that works with it)?"""
+    return any(name.encode() in data and search(_word(name), data) is not None for name in names)
+
+
+@cache
+def _word(name: str) -> re.Pattern[bytes]:
+    return re.compile(WORD_START + re.escape(name.encode()) + rb"(?![\w$])")
+
+
+# the lines a header's skeleton (porter.parse.directives) keeps for this reading besides its directives
+WIDTH_RETURN = re.compile(rb"\breturn[ \t]*\(?[ \t]*(64|32)[ \t]*\)?[ \t]*;")
+_RETURN_WIDTH = re.compile(WIDTH_RETURN.pattern.removeprefix(rb"\b"))  # led by its literal, for a whole file
+# what a header that returns or defines a 64 holds, each led by a literal (a regex whose
+# alternatives lead differently is tried at every byte)
+_WIDE = (
+    re.compile(rb"return[ \t(]*64[ \t)]*;"),
+    re.compile(rb"define[ \t]+\w+[ \t]+\(?64\b"),
+    re.compile(rb"=[ \t]*64[ \t]*;"),
+)
+
+
+def could_hold_pair(data: bytes) -> bool:
+    """A cheap test before a header's arms are read: it returns or defines a 64."""
+    return b"64" in data and any(pattern.search(data) is not None for pattern in _WIDE)
+
+
+def logical_widths(data: bytes, skeleton: bytes, branches: Branches, values: dict[str, int]) -> set[str]:
+    """The constants of one header that are its project's logical warp (see the module's doc).
+    `skeleton` is the header's directives, constants and width returns (the offsets `branches`
+    knows), `data` the header as written."""
+    if not _platform_pair(skeleton, branches):
+        return set()
+    found = set()
+    for offset, name, _ in constant_definitions(skeleton):
+        if values.get(name) == 32 and branches.live_at(offset)[CDNA.name] is not False:
+            if _passed_as_width(data, name):
+                found.add(name)
+    return found
+
+
+def _platform_pair(data: bytes, branches: Branches) -> bool:
+    """Does the header give 64 where only CDNA compiles and 32 where only NVIDIA does?"""
+    by_value: dict[int, list[dict]] = {64: [], 32: []}
+    for offset, value in _width_sites(data):
+        by_value[value].append(branches.live_at(offset))
+    wide = any(live[CDNA.name] is True and live[CUDA.name] is False for live in by_value[64])
+    narrow = any(live[CUDA.name] is True and live[CDNA.name] is False for live in by_value[32])
+    return wide and narrow
+
+
+def _width_sites(data: bytes) -> Iterable[tuple[int, int]]:
+    """(offset, value) of each `return 64;`/`return 32;` and each constant defined as 64 or 32."""
+    for match in _RETURN_WIDTH.finditer(data):
+        if match.start() == 0 or data[match.start() - 1] not in _WORD_BYTES:
+            yield match.start(), int(match.group(1))
+    for offset, _, text in constant_definitions(data):
+        bare = text.split("//")[0].strip().strip("()").strip()
+        if bare in ("64", "32"):
+            yield offset, int(bare)
+
+
+def _passed_as_width(data: bytes, name: str) -> bool:
+    shuffle = rb"__shfl\w*[ \t]*\([^;]*,[ \t]*" + re.escape(name.encode()) + rb"[ \t]*\)"
+    return next(_defaults(data, name), None) is not None or re.search(shuffle, data) is not None
+
+
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # a regex's `\w`
+
+
+@cache
+def _default_pattern(name: str) -> re.Pattern[bytes]:
+    # led by its `=`, a literal the regex engine scans for
+    return re.compile(rb"=\s*" + re.escape(name.encode()) + rb"\s*[>,)]")
+
+
+def _defaults(data: bytes, name: str) -> Iterable[re.Match[bytes]]:
+    """`int width = W>`, `const int warp_size = W)`: a parameter's name, then `=` (not `+=`, `==`)."""
+    for match in _default_pattern(name).finditer(data):
+        before = match.start() - 1
+        while before >= 0 and data[before] in b" \t\r\n\f\v":
+            before -= 1
+        if before >= 0 and data[before] in _WORD_BYTES:
+            yield match
+
+
+_IDENTIFIER_BEFORE = re.compile(rb"(\w+)\s*$")
+_NAME_WINDOW = 256  # bytes looked back for a name: a search from the file's start was tried at every byte
+
+
+def _identifier_before(data: bytes, end: int) -> str | None:
+    match = _IDENTIFIER_BEFORE.search(data, max(0, end - _NAME_WINDOW), end)
+    return match.group(1).decode() if match else None
+
+
+def width_functions(data: bytes, names: Iterable[str]) -> set[str]:
+    """The functions of a header with a parameter, template or not, whose default is a logical
+    warp (`template<int width = WARP_SIZE> … warp_reduce_sum(…)`, `launch_fattn(…, const int
+    warp_size = WARP_SIZE)`): what a caller passes there is a width of the same kind."""
+    found = set()
+    for name in names:
+        for match in _defaults(data, name):
+            function = _function_of_parameter(data, match.start())
+            if function is not None:
+                found.add(function)
+    return found
+
+
+def _function_of_parameter(data: bytes, at: int) -> str | None:
+    """The function whose parameter list, or template parameter list, holds the byte `at`."""
+    depth = 0
+    for index in range(at - 1, max(-1, at - 2000), -1):
+        char = data[index : index + 1]
+        if char in b")>":
+            depth += 1
+        elif char in b"(<" and depth:
+            depth -= 1
+        elif char == b"(":
+            return _identifier_before(data, index)
+        elif char == b"<":
+            if not data[max(0, index - _NAME_WINDOW) : index].rstrip().endswith(b"template"):
+                return None
+            call = data.find(b"(", at)
+            return _identifier_before(data, call) if call != -1 else None
+        elif char in b";{}":
+            return None
+    return None
+
+
+def passed_to_width_function(data: bytes, name: str, functions: Iterable[str]) -> bool:
+    """Does the text pass the name to one of the width functions (`warp_reduce_max<warp_size>(x)`,
+    `launch_fattn(…, warp_size)`)?"""
+    if name.encode() not in data:
+        return False
+    word = re.escape(name.encode())
+    for function in functions:
+        call = WORD_START + re.escape(function.encode()) + rb"\s*[<(][^;]*?\b" + word + rb"\b"
+        if function.encode() in data and search(re.compile(call), data) is not None:
+            return True
+    return False
