@@ -48,6 +48,17 @@ PACKAGES = {
     "nerfacc": Package(
         "nerfacc", "0.5.3", "01850cbbd71b6aeab059cbfb695755f8b6604f3fdfe48c44925b4b97c0c324db", "nerfacc/cuda/csrc"
     ),
+    # LLM-serving kernels of the shapes a serving project holds (GPTQ/AWQ/Marlin/exllama), and a
+    # project already ported to ROCm (llama.cpp's ggml-cuda, vendored by llama-cpp-python)
+    "gptqmodel": Package(
+        "gptqmodel", "7.7.0", "039874c39fb56ba75b750dd4870968e7fe83b6ca28890a53e94ad3c46be699d0", "gptqmodel_ext"
+    ),
+    "llama-cpp-python": Package(
+        "llama-cpp-python",
+        "0.3.16",
+        "34ed0f9bd9431af045bb63d9324ae620ad0536653740e9bb163a2e1fcb973be6",
+        "vendor/llama.cpp/ggml/src/ggml-cuda",
+    ),
     "flashinfer-python": Package(
         "flashinfer-python",
         "0.7.2.post1",

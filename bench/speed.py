@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from bench.pypi import PACKAGES, fetch  # noqa: E402
 from porter.source import kind_of  # noqa: E402
 
-TREES = ("torch-scatter", "causal-conv1d", "nerfacc", "mmcv", "deepspeed", "flashinfer-python")
+TREES = ("torch-scatter", "causal-conv1d", "nerfacc", "mmcv", "deepspeed", "gptqmodel", "llama-cpp-python", "flashinfer-python")
 
 
 def tree_size(tree: Path) -> tuple[int, int, int]:

@@ -27,11 +27,11 @@ def code_fingerprint() -> str:
     return hashlib.sha256("\n".join(package_stats()).encode()).hexdigest()
 
 
-def key(parts: list[str], data: bytes) -> str:
+def key(parts: list[str]) -> str:
+    """The key of what `parts` name (a file's content is among them as its digest), under this porter."""
     digest = hashlib.sha256(code_fingerprint().encode())
     for part in parts:
         digest.update(b"\x1f" + part.encode("utf-8", "surrogateescape"))
-    digest.update(b"\x1e" + data)
     return digest.hexdigest()
 
 

@@ -7,6 +7,7 @@ that fails on one file, becomes a per-file error in the results; the run goes on
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 import time
 import traceback
@@ -335,28 +336,41 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return unique
 
 
-def _read_all(files: list[DiscoveredFile]) -> list[bytes | None]:
-    """Each file's bytes, read once by the main process for the project's facts and the cache's
-    keys (None where it cannot be read: the file's own analysis reports that)."""
-    contents: list[bytes | None] = []
+@dataclass
+class _Contents:
+    """What the main process keeps of a file it reads once: its first bytes, for the project's
+    facts, and its size and digest, for the work's order and the cache's key."""
+
+    head: bytes
+    size: int
+    digest: str
+
+
+def _read_all(files: list[DiscoveredFile]) -> list[_Contents | None]:
+    """Each file, read once by the main process (None where it cannot be read: the file's own
+    analysis reports that). Only a file's first FULL_ANALYSIS_BYTES are kept."""
+    contents: list[_Contents | None] = []
     for file in files:
         try:
             with open(file.path, "rb") as handle:
-                contents.append(handle.read())
+                data = handle.read()
         except OSError:
             contents.append(None)
+            continue
+        head = data[: scan_limits.FULL_ANALYSIS_BYTES]
+        contents.append(_Contents(head, len(data), hashlib.sha256(data).hexdigest()))
     return contents
 
 
-def _project_constants(files: list[DiscoveredFile], contents: list[bytes | None]) -> HeaderConstants:
+def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | None]) -> HeaderConstants:
     """The integer constants of the tree's headers (a warp width defined in one header is used in
     another file), read with the project's own ROCm markers, which any of its sources may show."""
     headers, sources, names = [], [], []
-    for file, whole in zip(files, contents, strict=True):
+    for file, read in zip(files, contents, strict=True):
         header = file.path.suffix.lower() in HEADER_SUFFIXES
-        if whole is None or not (header or file.kind.is_c_family):
+        if read is None or not (header or file.kind.is_c_family):
             continue
-        data = whole[: scan_limits.FULL_ANALYSIS_BYTES]
+        data = read.head
         sources.append(data)
         if header:
             headers.append(data)
@@ -379,14 +393,15 @@ class _RunCache:
             ",".join(config.targets), str(config.rocm_version), str(deep), str(cap),
             "clang" if clang.find_setup() else "no-clang",
         ]  # fmt: skip
-        self.pack = scan_cache.key(["pack", *(str(p.resolve()) for p in paths), *self.settings], b"")
+        self.pack = scan_cache.key(["pack", *(str(p.resolve()) for p in paths), *self.settings])
         self.entries = scan_cache.load_pack(self.pack)
         self.keys: list[str | None] = []
 
-    def key_files(self, items, contents: list[bytes | None], constants: HeaderConstants) -> None:
+    def key_files(self, items, contents: list[_Contents | None], constants: HeaderConstants) -> None:
         self.keys = [
-            None if data is None else scan_cache.key([file.rel, " ".join(extra or []), *self.settings, constants.digest], data)
-            for (file, extra), data in zip(items, contents, strict=True)
+            None if read is None
+            else scan_cache.key([file.rel, " ".join(extra or []), *self.settings, constants.digest, read.digest])
+            for (file, extra), read in zip(items, contents, strict=True)
         ]  # fmt: skip
 
     def cached(self, index: int, file: DiscoveredFile) -> FileResult | None:
@@ -477,6 +492,18 @@ def scan(
     use_cache: bool = False,
     cap: int | None = scan_limits.FINDINGS_PER_RULE,
 ) -> ScanResult:
+    # the run makes hundreds of thousands of objects (a tree's results, its findings) and next to
+    # no cycles: the collector's passes over them cost ~85 ms of a flashinfer scan, for nothing
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _scan(paths, config, jobs, deep, progress, use_cache, cap)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
     started = time.perf_counter()
     discovery = discover(paths, config)
     database = discovery.compile_commands
@@ -510,6 +537,7 @@ def scan(
             for i in missing:
                 file, extra_args = items[i]
                 results[i] = analyze_file(file, config, deep, extra_args, cap, constants, alone=False)
+                gc.collect(1)  # the file's cycles, as a worker collects them (_analyze_in_worker)
                 if progress:
                     progress(file.rel)
     finally:
@@ -525,7 +553,7 @@ def _analyze_in_pool(pool, items, missing: list[int], contents, results: list, r
     """The `missing` files' results, analysed by the pool's workers, into `results`."""
     # largest files first, in small chunks: a 250 KB header left to the end would keep one core
     # busy while the others wait (the results come back in discovery order all the same)
-    by_size = sorted(missing, key=lambda i: -len(contents[i] or b""))
+    by_size = sorted(missing, key=lambda i: -(contents[i].size if contents[i] else 0))
     ordered = [(*items[i], run) for i in by_size]
     chunks = pool.map(_analyze_in_worker, ordered, chunksize=max(1, len(missing) // (jobs * 32)))
     for index, result in zip(by_size, chunks, strict=True):

@@ -748,7 +748,10 @@ def _fixed_by_constexpr_test(ctx: FileContext, node: tree_sitter.Node, value: in
             inside = consequence is not None and consequence.start_byte <= node.start_byte < consequence.end_byte
             if inside and condition is not None:
                 text = ctx.source.text(condition.start_byte, condition.end_byte)
-                if any(int(number) == value and "thread" not in name.lower() for name, number in _EQUALS_LITERAL.findall(text)):
+                if any(
+                    int(number) == value and "thread" not in name.lower()
+                    for name, number in _EQUALS_LITERAL.findall(text)
+                ):
                     return True
         outer = outer.parent
     return False
@@ -1115,7 +1118,11 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
         if _shuffles_within_logical_warp(ctx, loop):
             continue  # every shuffle of the loop given the project's logical warp as its width
         start_value = warp_value(ctx, start)
-        if start_value == 16 and shuffle_uses(ctx, loop, counter) and not _partial_butterfly(ctx, loop, condition, counter):
+        if (
+            start_value == 16
+            and shuffle_uses(ctx, loop, counter)
+            and not _partial_butterfly(ctx, loop, condition, counter)
+        ):
             yield SHUFFLE_OFFSET.finding(
                 ctx, start.start_byte, start.end_byte,
                 f"shuffle ladder starts at `{counter} = 16`: on wave64 it reduces each half-wavefront separately",
@@ -1255,7 +1262,10 @@ def _shuffles_within_logical_warp(ctx: FileContext, loop: tree_sitter.Node) -> b
     if not logical_names(ctx):
         return False
     shuffles = [
-        (name, call) for part in _loop_parts(loop) for name, call in ctx.device.calls_inside(part) if name in SHUFFLE_CALLS
+        (name, call)
+        for part in _loop_parts(loop)
+        for name, call in ctx.device.calls_inside(part)
+        if name in SHUFFLE_CALLS
     ]
     return bool(shuffles) and all(_logical_width(ctx, shuffle_operands(name, call)[1]) for name, call in shuffles)
 
