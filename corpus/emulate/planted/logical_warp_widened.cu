@@ -2,7 +2,11 @@
 // 5bb0927): WRP006 made the project's `#define WARP_SIZE 32` the wavefront's width (PORTER_WARP_SIZE,
 // here the CPU device's width) and MSK001 the mask all lanes. Right at 32 lanes; at 64 each warp sums
 // two blocks' values under the first block's scale, and the blocks past the grid's half stay unwritten.
-#define WARP_SIZE PORTER_EMULATOR
+#if defined(PORTER_EMULATOR)
+#define WARP_SIZE PORTER_EMULATOR  // the width under test, as PORTER_WARP_SIZE gives it there
+#else
+#define WARP_SIZE 64  // PORTER_WARP_SIZE on gfx90a and gfx942, for a compile outside the CPU device
+#endif
 constexpr int kBlockValues = 32;  // values per quantised block: one block per logical warp
 
 static constexpr __device__ int physical_warp_size() {
