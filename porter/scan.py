@@ -339,26 +339,31 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 @dataclass
 class _Contents:
     """What the main process keeps of a file it reads once: its first bytes, for the project's
-    facts, and its size and digest, for the work's order and the cache's key."""
+    facts, and its size and (where the cache keys it) digest, for the work's order and the key."""
 
     head: bytes
     size: int
-    digest: str
+    digest: str | None
 
 
-def _read_all(files: list[DiscoveredFile]) -> list[_Contents | None]:
+def _read_all(files: list[DiscoveredFile], digests: bool) -> list[_Contents | None]:
     """Each file, read once by the main process (None where it cannot be read: the file's own
-    analysis reports that). Only a file's first FULL_ANALYSIS_BYTES are kept."""
+    analysis reports that). Only a file's first FULL_ANALYSIS_BYTES are kept, and only those are
+    read unless the cache needs the whole file's digest."""
     contents: list[_Contents | None] = []
     for file in files:
         try:
             with open(file.path, "rb") as handle:
-                data = handle.read()
+                if digests:
+                    data = handle.read()
+                    contents.append(
+                        _Contents(data[: scan_limits.FULL_ANALYSIS_BYTES], len(data), hashlib.sha256(data).hexdigest())
+                    )
+                else:
+                    head = handle.read(scan_limits.FULL_ANALYSIS_BYTES)
+                    contents.append(_Contents(head, os.fstat(handle.fileno()).st_size, None))
         except OSError:
             contents.append(None)
-            continue
-        head = data[: scan_limits.FULL_ANALYSIS_BYTES]
-        contents.append(_Contents(head, len(data), hashlib.sha256(data).hexdigest()))
     return contents
 
 
@@ -521,7 +526,7 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
     if pool is not None:
         pool.submit(_ready)
     try:
-        contents = _read_all(discovery.files)
+        contents = _read_all(discovery.files, digests=run_cache is not None)
         constants = _project_constants(discovery.files, contents)
         if run_cache is not None:
             run_cache.key_files(items, contents, constants)

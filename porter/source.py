@@ -80,6 +80,7 @@ WIDE_ENCODINGS = (
 # the bytes of a C identifier (and `$`, which GCC and clang accept in one): a name that the byte
 # before a match continues is not a match of its own
 IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+WORD_BYTES = IDENTIFIER_BYTES - {ord("$")}  # a regex's `\w`, in ASCII
 _PLUS_ONE = (1).__add__
 SNIPPET_BYTES = 4096  # a finding's snippet is one line, cut: a 10 MB line must not be decoded per finding
 

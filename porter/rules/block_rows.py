@@ -33,6 +33,7 @@ from porter.rules.device import (
     loop_step,
     unparenthesized,
 )
+from porter.source import WORD_BYTES
 
 ROW = 32  # the threads of a row: one NVIDIA warp
 
@@ -132,9 +133,6 @@ def row_count_names(ctx) -> frozenset[str]:
     return ctx.once("row count names", find)
 
 
-_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
 def project_row_launches(sources: list[bytes]) -> dict[str, bool]:
     """Kernel name → whether every launch the project's files make of it, with a block they spell
     out, is one row (the value), for the kernels all such launches give blocks 32 threads wide: a
@@ -171,7 +169,7 @@ def _launched_name(data: bytes, at: int) -> str | None:
         while index >= 0 and data[index] in b" \t\r\n":
             index -= 1
     end = index + 1
-    while index >= 0 and data[index] in _NAME_BYTES:
+    while index >= 0 and data[index] in WORD_BYTES:
         index -= 1
     return data[index + 1 : end].decode() if end > index + 1 else None
 

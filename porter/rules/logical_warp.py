@@ -24,6 +24,7 @@ from functools import cache
 
 from porter.rules.branches import CDNA, CUDA, Branches, constant_definitions
 from porter.rules.patterns import WORD_START, search
+from porter.source import WORD_BYTES
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def _platform_pair(data: bytes, branches: Branches) -> bool:
 def _width_sites(data: bytes) -> Iterable[tuple[int, int]]:
     """(offset, value) of each `return 64;`/`return 32;` and each constant defined as 64 or 32."""
     for match in _RETURN_WIDTH.finditer(data):
-        if match.start() == 0 or data[match.start() - 1] not in _WORD_BYTES:
+        if match.start() == 0 or data[match.start() - 1] not in WORD_BYTES:
             yield match.start(), int(match.group(1))
     for offset, _, text in constant_definitions(data):
         bare = text.split("//")[0].strip().strip("()").strip()
@@ -129,9 +130,6 @@ def _width_sites(data: bytes) -> Iterable[tuple[int, int]]:
 def _passed_as_width(data: bytes, name: str) -> bool:
     shuffle = rb"__shfl\w*[ \t]*\([^;]*,[ \t]*" + re.escape(name.encode()) + rb"[ \t]*\)"
     return next(_defaults(data, name), None) is not None or re.search(shuffle, data) is not None
-
-
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # a regex's `\w`
 
 
 @cache
@@ -146,7 +144,7 @@ def _defaults(data: bytes, name: str) -> Iterable[re.Match[bytes]]:
         before = match.start() - 1
         while before >= 0 and data[before] in b" \t\r\n\f\v":
             before -= 1
-        if before >= 0 and data[before] in _WORD_BYTES:
+        if before >= 0 and data[before] in WORD_BYTES:
             yield match
 
 
