@@ -32,7 +32,16 @@ sys.path.insert(0, str(REPO))
 from bench.pypi import PACKAGES, fetch  # noqa: E402
 from porter.source import kind_of  # noqa: E402
 
-TREES = ("torch-scatter", "causal-conv1d", "nerfacc", "mmcv", "deepspeed", "gptqmodel", "llama-cpp-python", "flashinfer-python")
+TREES = (
+    "torch-scatter",
+    "causal-conv1d",
+    "nerfacc",
+    "mmcv",
+    "deepspeed",
+    "gptqmodel",
+    "llama-cpp-python",
+    "flashinfer-python",
+)
 
 
 def tree_size(tree: Path) -> tuple[int, int, int]:
@@ -75,13 +84,21 @@ def timed(tool: str, tree: Path, workdir: Path, cache: Path) -> dict:
     return {"seconds": seconds, "peak_mb": usage.ru_maxrss / 1024}
 
 
-def best_of(repeat: int, tool: str, tree: Path, workdir: Path, cache: Path, cold: bool) -> dict:
-    """The fastest of `repeat` runs (the first of a tool pays for the file cache), its largest peak."""
-    runs = []
+def interleaved(repeat: int, tree: Path, workdir: Path, cache: Path) -> dict[str, dict]:
+    """Each of RUNS `repeat` times, round by round (hipify, then each porter run, then again), so
+    that a machine that slows down or speeds up over a minute moves both sides of a ratio alike;
+    the fastest run of each counts (the first of a tool pays for the file cache), with its
+    largest peak. A warm run follows its cold one in the same round, on the cache it left."""
+    runs: dict[str, list[dict]] = {label: [] for label, _ in RUNS}
     for _ in range(repeat):
-        if cold:
-            shutil.rmtree(cache, ignore_errors=True)
-        runs.append(timed(tool, tree, workdir, cache))
+        for label, tool in RUNS:
+            if "cold" in label:
+                shutil.rmtree(cache, ignore_errors=True)
+            runs[label].append(timed(tool, tree, workdir, cache))
+    return {label: _fastest(measured) for label, measured in runs.items()}
+
+
+def _fastest(runs: list[dict]) -> dict:
     if any(run["seconds"] is None for run in runs):
         return {"seconds": None, "peak_mb": None}
     return {"seconds": min(r["seconds"] for r in runs), "peak_mb": max(r["peak_mb"] for r in runs)}
@@ -129,9 +146,8 @@ def main() -> int:
             workdir.mkdir()
             cache = workdir / "cache"
             row = {"tree": f"{name} {PACKAGES[name].version}", "files": files, "lines": lines, "bytes": size}
-            for label, tool in RUNS:
-                print(f"[speed] {name}: {label}", file=sys.stderr)
-                row[label] = best_of(args.repeat, tool, tree, workdir, cache, cold="cold" in label)
+            print(f"[speed] {name}: {args.repeat} rounds of {', '.join(label for label, _ in RUNS)}", file=sys.stderr)
+            row.update(interleaved(args.repeat, tree, workdir, cache))
             rows.append(row)
             hip = row["hipify"]["seconds"]
             scan = row["scan cold"]["seconds"]
@@ -160,7 +176,7 @@ def render(rows: list[dict], total: float, args) -> str:
         "",
         f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         f"- machine: {os.cpu_count()} cores, {cpu_model()}, Python {platform.python_version()}",
-        f"- command: `python bench/speed.py --trees {trees} --repeat {args.repeat}` (took {total:.0f}s); each figure the fastest of {args.repeat} runs",
+        f"- command: `python bench/speed.py --trees {trees} --repeat {args.repeat}` (took {total:.0f}s); each figure the fastest of {args.repeat} runs, taken in rounds (hipify and every porter run once per round)",
         "- hipify: torch 2.13.0's `torch.utils.hipify.hipify_python.hipify`, one process, output to a temporary directory.",
         "- porter: the command line as a user runs it (`python -m porter scan TREE -o /dev/null`, default flags:",
         "  all cores, `--deep auto`; `convert TREE -o OUT`, portable mode, which scans too), start-up included;",

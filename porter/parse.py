@@ -226,7 +226,7 @@ def parse(source: SourceFile, stand_ins: Mapping[bytes, bytes] | None = None) ->
         return ParsedFile(source=source, tree=None)
     _index.update(root=None, nodes=None, initializers=None)  # node ids are only unique within one live tree
     data = _stood_in(source.data, stand_ins) if stand_ins else source.data
-    return ParsedFile(source=source, tree=_parser().parse(data))
+    return ParsedFile(source=source, tree=_parser().parse(balanced_arms(data)))
 
 
 def directives(source: SourceFile, constants: bool = True, also: re.Pattern[bytes] | None = None) -> ParsedFile:
@@ -264,6 +264,137 @@ def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
                 copy[at:end] = stand_in
             at = data.find(name, end)
     return bytes(copy) if copy is not None else data
+
+
+# -- conditional arms whose braces do not balance ------------------------------------------
+#
+# Real CUDA opens a block in one `#if` arm and closes it in a later one:
+#     #if (__CUDA_ARCH__ < 800)
+#       if constexpr (is_bf16) { unsupported(); } else {
+#     #endif
+#       ... the kernel ...
+#     #if (__CUDA_ARCH__ < 800)
+#       }
+#     #endif
+# or gives each arm of an #if/#else its own opening line (`__global__ void k(...) {` and
+# `void k(...) {`) before one shared body. tree-sitter parses every arm as if all were compiled,
+# so the braces never match and the rest of the file becomes one ERROR node (flashinfer's
+# prefill.cuh: all of its 245 KB). What the parser reads is made to balance, byte offsets kept:
+# where a later group of the same arm closes what a group opens, both lose their unmatched braces
+# and the heads of the blocks those open (`else`, `extern "C"`); where every arm of a group opens
+# the same blocks, the longest arm keeps its braces and the others lose theirs. Comments stay,
+# directives stay, and the rules read the file as written.
+
+_CONDITIONAL = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
+# what holds braces that are not the code's: comments, string and character literals, and other
+# directive lines (`#define BEGIN_NAMESPACE namespace x {`)
+_NOT_CODE = re.compile(
+    rb"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|^[ \t]*#(?:[^\n\\]|\\.)*",
+    re.S | re.M,
+)
+_BRACE = re.compile(rb"[{}]")
+_COMMENT_OR_OTHER = re.compile(rb"(//[^\n]*|/\*.*?\*/)|(?:[^/]|/(?![/*]))+", re.S)
+_NOT_NEWLINE = re.compile(rb"[^\r\n]")
+
+
+def balanced_arms(data: bytes) -> bytes:
+    """`data` with the braces of its preprocessor arms balanced for the parser (see above)."""
+    if b"#" not in data or b"{" not in data:
+        return data
+    copy = bytearray(data)
+    groups: list[list[list[int]]] = []  # the open #if groups, innermost last: each arm's [start, end]
+    opened_in: dict[int, list] = {}  # an enclosing arm's start → its groups left opening blocks
+    for match in _CONDITIONAL.finditer(data):
+        at = match.start()
+        if data[data.rfind(b"\n", 0, at) + 1 : at].strip():
+            continue  # not a directive: `#if` inside a line (a comment's ` * #if`, a string)
+        word, body = match.group(1), data.find(b"\n", match.end()) + 1 or len(data)
+        if word.startswith(b"if"):
+            groups.append([[body, body]])
+        elif not groups:
+            continue  # an #else or #endif with no #if: left to the parser
+        elif word == b"endif":
+            arms = groups.pop()
+            arms[-1][1] = at
+            _balance_group(copy, arms, opened_in.setdefault(groups[-1][-1][0] if groups else -1, []))
+        else:
+            groups[-1][-1][1] = at
+            groups[-1].append([body, body])
+    return bytes(copy) if copy != data else data
+
+
+def _balance_group(copy: bytearray, arms: list[list[int]], unpaired: list) -> None:
+    """Balance one group whose arms end where they are: where each arm opens the same blocks, only
+    the longest is read; a group that opens blocks a later group of the same arm closes (the two
+    `#if (__CUDA_ARCH__ < 800)` above) loses its unmatched braces, and so does that later group. A
+    group whose blocks close outside any arm (an include guard around a function the file closes
+    after its `#endif`) stays as written: the parser copes with it."""
+    # a count over the raw bytes first: nearly every group balances, comments and strings included
+    if all(copy.count(b"{", start, end) == copy.count(b"}", start, end) for start, end in arms):
+        return
+    code = [_NOT_CODE.sub(lambda m: _NOT_NEWLINE.sub(b" ", m.group()), bytes(copy[s:e])) for s, e in arms]
+    opened = [text.count(b"{") - text.count(b"}") for text in code]
+    if len(arms) > 1 and 0 not in opened and len(set(opened)) == 1:
+        # the longest arm keeps its braces (the code, where the others are a stub or a second
+        # signature); the others lose their unmatched ones, and keep their comments and strings
+        kept = max(range(len(arms)), key=lambda i: arms[i][1] - arms[i][0])
+        for i, ((start, _), text) in enumerate(zip(arms, code, strict=True)):
+            if i != kept:
+                _blank_unmatched(copy, start, text)
+        return
+    net = set(opened) - {0}
+    if len(net) != 1:
+        return  # all balanced, or arms that disagree in both directions: left to the parser
+    count = net.pop()
+    partner = next((g for g in reversed(unpaired) if g[0] == -count), None)
+    if partner is None:
+        unpaired.append((count, arms, code, opened))
+        return
+    unpaired.remove(partner)
+    for group_arms, group_code, group_opened in (partner[1:], (arms, code, opened)):
+        for (start, _), text, arm_count in zip(group_arms, group_code, group_opened, strict=True):
+            if arm_count:
+                _blank_unmatched(copy, start, text)
+
+
+def _blank_unmatched(copy: bytearray, start: int, code: bytes) -> None:
+    """Blank the arm's unmatched braces, and the head of each block one opens (`else`,
+    `extern "C"`, a second signature, the end of a split condition): the head alone would not
+    parse either. Comments stay comments."""
+    for offset in _unmatched_braces(code):
+        head = _head_of_block(code, offset) if code[offset] == ord("{") else offset
+        segment = bytes(copy[start + head : start + offset + 1])
+        copy[start + head : start + offset + 1] = _COMMENT_OR_OTHER.sub(
+            lambda m: m.group() if m.group(1) else _NOT_NEWLINE.sub(b" ", m.group()), segment
+        )
+
+
+def _head_of_block(code: bytes, brace: int) -> int:
+    """Where the statement that `{` at `brace` opens starts: after the last `;`, `{` or `}` outside
+    parentheses (a `for` header's semicolons are inside them), or at the arm's start."""
+    depth = 0
+    for at in range(brace - 1, -1, -1):
+        byte = code[at]
+        if byte == ord(")"):
+            depth += 1
+        elif byte == ord("("):
+            depth -= 1
+        elif depth <= 0 and byte in b";{}":
+            return at + 1
+    return 0
+
+
+def _unmatched_braces(code: bytes) -> list[int]:
+    """Offsets of the braces in `code` that no brace of `code` matches."""
+    opening, closing = [], []
+    for brace in _BRACE.finditer(code):
+        if brace.group() == b"{":
+            opening.append(brace.start())
+        elif opening:
+            opening.pop()
+        else:
+            closing.append(brace.start())
+    return opening + closing
 
 
 def _stands_alone(data: bytes, start: int, end: int) -> bool:
