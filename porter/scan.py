@@ -30,7 +30,7 @@ from porter.rules.block_rows import project_row_launches
 from porter.rules.branches import header_sides, hip_written_headers, learned_rocm_markers
 from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants, stand_ins
 from porter.rules.embedded import hold_fixes
-from porter.rules.project import ProjectFacts, settle, settled_keys
+from porter.rules.project import ProjectFacts, row_width_keys, settle, settled_keys
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile, UndecodableSource
 from porter.suppress import apply_suppressions
@@ -269,10 +269,10 @@ def _standing_facts(ctx: FileContext) -> ProjectFacts:
 def settle_project(results: list[FileResult]) -> None:
     """Findings that depend on other files (porter.rules.project): added or withdrawn in place."""
     facts = [r.project for r in results if r.project]
-    keys = settled_keys(facts)
+    keys, row_widths = settled_keys(facts), row_width_keys(facts)
     for result in results:
         if result.project:
-            result.findings = settle(result.findings, result.project, keys)
+            result.findings = settle(result.findings, result.project, keys, row_widths)
 
 
 def _looks_wide(data: bytes) -> bool:

@@ -426,3 +426,102 @@ def _reached(ctx, kernel: FunctionInfo, helpers: dict[str, list[FunctionInfo]]) 
         for name, _ in ctx.device.calls_inside(info.node):
             pending.extend(helpers.get(short_name(name), ()))
     return seen
+
+
+# -- a kernel template's code path for rows of 32 ------------------------------------------------
+#
+# A kernel template can run both ways: `if constexpr (BDIM_X == 32)` reduces each 32-thread row
+# with a warp helper, the other branch one wide row through shared memory, and the file launches
+# it with the block's x from that template argument (`dim3 block(BDIM_X, BDIM_Y);
+# kernel<BDIM_X, BDIM_Y><<<grid, block>>>`). The branch is row code whatever the warp width.
+
+
+def template_row_paths(ctx) -> list[tree_sitter.Node]:
+    """The bodies of `if constexpr (P == 32)` in kernel templates whose template parameter P the
+    file's launches give the block's x."""
+    return ctx.once("template row paths", lambda: _template_row_paths(ctx))
+
+
+def _template_row_paths(ctx) -> list[tree_sitter.Node]:
+    data = ctx.source.data
+    if ctx.parsed.root is None or b"<<<" not in data or b"constexpr" not in data:
+        return []
+    extents = _block_x_arguments(ctx)
+    paths = []
+    for info in ctx.device.functions if extents else ():
+        positions = extents.get(short_name(info.name)) if info.is_kernel and info.node is not None else None
+        if positions:
+            parameters = _template_parameters(ctx, info.node)
+            named = {parameters[i] for i in positions if i < len(parameters)}
+            paths += _row_branches(ctx, info.node, named - {None})
+    return paths
+
+
+def _block_x_arguments(ctx) -> dict[str, set[int]]:
+    """Kernel name → the positions of its template arguments that its launches make the block's x:
+    `kernel<BDIM_X, BDIM_Y><<<grid, block>>>` after `dim3 block(BDIM_X, BDIM_Y)` gives {0}."""
+    found: dict[str, set[int]] = {}
+    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
+        call = launch.parent
+        arguments = [a for a in launch.named_children if a.type != "comment"]
+        function = call.child_by_field_name("function") if call is not None else None
+        if function is None or function.type != "template_function" or len(arguments) < 2:
+            continue
+        template = _top_level_parts(ctx.source.text(function.start_byte, function.end_byte).split("<", 1)[1][:-1])
+        x = _block_x_text(ctx, arguments[1], call)
+        if x is not None and x in template:
+            found.setdefault(short_name(ctx.source.text(function.start_byte, function.end_byte)), set()).add(
+                template.index(x)
+            )
+    return found
+
+
+def _block_x_text(ctx, block: tree_sitter.Node, at: tree_sitter.Node) -> str | None:
+    """The text of a launch's block x: `dim3(X, …)` inline, or the `X` of a `dim3 block(X, …)`
+    declared in the launch's function."""
+    text = ctx.source.text(block.start_byte, block.end_byte).strip()
+    inline = _INLINE_DIM3.fullmatch(text)
+    if inline:
+        return _top_level_parts(inline.group(1))[0]
+    if not IDENT.fullmatch(text):
+        return None
+    function = ctx.device.function_of(at).node
+    start = function.start_byte if function is not None else max(0, at.start_byte - 4096)
+    declared = [m for m in _DIM3.finditer(ctx.source.data, start, at.start_byte) if m.group(1).decode() == text]
+    return _top_level_parts(declared[-1].group(2).decode("utf-8", "replace"))[0] if declared else None
+
+
+def _template_parameters(ctx, function: tree_sitter.Node) -> list[str | None]:
+    """The names of a function template's parameters, in order (None where one has no name)."""
+    template = function.parent
+    parameters = template.child_by_field_name("parameters") if template is not None else None
+    if template is None or template.type != "template_declaration" or parameters is None:
+        return []
+    names = []
+    for parameter in parameters.named_children:
+        if parameter.type == "comment":
+            continue
+        identifiers = [c for c in parameter.named_children if c.type in ("identifier", "type_identifier")]
+        declarator = parameter.child_by_field_name("declarator")
+        name = declarator if declarator is not None else (identifiers[-1] if identifiers else None)
+        names.append(ctx.source.text(name.start_byte, name.end_byte) if name is not None else None)
+    return names
+
+
+def _row_branches(ctx, kernel: tree_sitter.Node, names: set[str]) -> list[tree_sitter.Node]:
+    """The consequences of the kernel's `if constexpr (P == 32)` (either order) for P in `names`."""
+    branches = []
+    for statement in captures("(if_statement) @i", kernel).get("i", []) if names else ():
+        if not any(child.type == "constexpr" for child in statement.children):
+            continue
+        condition = statement.child_by_field_name("condition")
+        value = condition.child_by_field_name("value") if condition is not None else None
+        parts = binary_parts(unparenthesized(value), ctx.source) if value is not None else None
+        if parts is None or parts[1] != "==":
+            continue
+        sides = {ctx.source.text(side.start_byte, side.end_byte).strip() for side in (parts[0], parts[2])}
+        if sides & names and any(literal_value(side) == ROW for side in sides - names if _NUMBER.fullmatch(side)):
+            consequence = statement.child_by_field_name("consequence")
+            if consequence is not None:
+                branches.append(consequence)
+    return branches

@@ -275,7 +275,7 @@ class HeaderConstants:
             shims and (sorted(shims.shims.items()), sorted(shims.includes.items())),
             sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
             sorted((pasting_macros or {}).items()),
-            logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions)),
+            logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions), sorted(logical_warp.helpers)),
         ))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
@@ -458,7 +458,7 @@ def header_constants(
         row_launches,
         header_sides,
         pasting_macros,
-        LogicalWarp.of(logical, headers),
+        LogicalWarp.of(logical, headers, constants),
     )
 
 

@@ -30,16 +30,20 @@ from porter.source import WORD_BYTES
 @dataclass(frozen=True)
 class LogicalWarp:
     """A project's logical warp: its constants (`WARP_SIZE`), and its functions that take such a
-    width as a parameter (width_functions)."""
+    width as a parameter (width_functions). Apart from those, `helpers`: the headers' functions that
+    hand a constant of 32 to a shuffle as its width (`__warp_sum`, with `WARP_SIZE`), which a row
+    kernel's reduction may call (row_path_widths)."""
 
     names: frozenset[str] = frozenset()
     functions: frozenset[str] = frozenset()
+    helpers: frozenset[tuple[str, str]] = frozenset()  # (function, constant)
 
     @classmethod
-    def of(cls, names: Iterable[str], headers: Iterable[bytes]) -> LogicalWarp:
+    def of(cls, names: Iterable[str], headers: list[bytes], values: dict[str, int] | None = None) -> LogicalWarp:
         names = frozenset(names)
         functions = set().union(*(width_functions(data, names) for data in headers)) if names else set()
-        return cls(names, frozenset(functions))
+        helpers = set().union(*(width_helpers(data, values) for data in headers)) if values else set()
+        return cls(names, frozenset(functions), frozenset(helpers))
 
 
 def logical_names(ctx) -> frozenset[str]:
@@ -202,3 +206,98 @@ def passed_to_width_function(data: bytes, name: str, functions: Iterable[str]) -
         if function.encode() in data and search(re.compile(call), data) is not None:
             return True
     return False
+
+
+# -- a row kernel's reduction: the width it needs is the row's 32 --------------------------------
+#
+# A kernel template that runs rows of 32 threads in one of its branches (block_rows.
+# template_row_paths) and reduces each row with a helper that hands `WARP_SIZE` to its shuffles as
+# the width keeps that 32 a row's width: with the width at 32 the helper reduces within each
+# 32-lane half of a wavefront, each half a row; widened to the wavefront, it adds two rows
+# together. The same helper serves the kernel's wide branch, and any other kernel, as well at 32,
+# since every shuffle is given the width: the constant is a logical warp, right as written.
+
+
+def width_helpers(data: bytes, values: dict[str, int]) -> set[tuple[str, str]]:
+    """(function, constant) for each function of `data` with a shuffle given a constant of 32 as
+    its width (`__shfl_xor_sync(FULL_MASK, v, i, WARP_SIZE)` in `__warp_sum`), read from the text."""
+    if b"__shfl" not in data:
+        return set()
+    named = [name for name, value in values.items() if value == 32 and name.encode() in data]
+    found = set()
+    for match in _width_shuffles(tuple(sorted(named))).finditer(data) if named else ():
+        function = _enclosing_function(data, match.start())
+        if function is not None:
+            found.add((function, match.group(1).decode()))
+    return found
+
+
+@cache
+def _width_shuffles(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    """A shuffle whose last argument is one of `names`, led by its `__shfl` literal."""
+    alternatives = b"|".join(re.escape(name.encode()) for name in names)
+    return re.compile(rb"__shfl\w*\s*\([^;]*?,\s*\(?\s*(" + alternatives + rb")\s*\)?\s*\)")
+
+
+_BRACES = re.compile(rb"[{}]")
+
+
+def _enclosing_function(data: bytes, at: int, limit: int = 20000) -> str | None:
+    """The name of the function whose body holds byte `at`: of the blocks open at `at`, the
+    innermost whose head is a signature (`__warp_sum(VAL_T val) {`, not `for (…) {`)."""
+    opened: list[int] = []
+    for brace in _BRACES.finditer(data, max(0, at - limit), at):
+        if brace.group() == b"{":
+            opened.append(brace.start())
+        elif opened:
+            opened.pop()
+    for brace in reversed(opened):
+        name = _function_named_before(data, brace)
+        if name is not None:
+            return name
+    return None
+
+
+_QUALIFIERS = re.compile(rb"(?:\s|const|noexcept|override|final|volatile|&)*$")
+
+
+def _function_named_before(data: bytes, brace: int) -> str | None:
+    head = data[max(0, brace - _NAME_WINDOW * 4) : brace]
+    end = _QUALIFIERS.search(head).start()
+    if not head[:end].endswith(b")"):
+        return None  # a struct's, a namespace's or a statement's block
+    depth = 0
+    for index in range(end - 1, -1, -1):
+        depth += (head[index] == 0x29) - (head[index] == 0x28)
+        if depth == 0:
+            name = _identifier_before(head, index)
+            return name if name not in ("if", "for", "while", "switch", "catch") else None
+    return None
+
+
+def row_path_widths(ctx) -> set[str]:
+    """The constants of 32 that the file's kernel templates hand, on their 32-thread row branch, to
+    a shuffle as its width, themselves or through a helper of the file or the project's headers."""
+    from porter.rules.block_rows import short_name, template_row_paths
+
+    paths = template_row_paths(ctx)
+    if not paths:
+        return set()
+    values = ctx.shared_constants
+    helpers = width_helpers(ctx.source.data, values) | (
+        ctx.project_logical_warp.helpers if ctx.project_logical_warp else frozenset()
+    )
+    by_function: dict[str, set[str]] = {}
+    for function, name in helpers:
+        by_function.setdefault(function, set()).add(name)
+    found = set()
+    for path in paths:
+        text = ctx.source.data[path.start_byte : path.end_byte]
+        found |= {name for name, value in values.items() if value == 32 and _passes_width(text, name)}
+        for call, _ in ctx.device.calls_inside(path):
+            found |= by_function.get(short_name(call), set())
+    return found
+
+
+def _passes_width(text: bytes, name: str) -> bool:
+    return name.encode() in text and _passed_as_width(text, name)

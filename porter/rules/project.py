@@ -9,7 +9,11 @@ in four kinds of fact, which each file's analysis records (and the scan cache ke
   must stay and the uses carry their own fixes;
 - a *pending* finding: reported only if its key is claimed somewhere and vetoed nowhere;
 - a *withdrawal*: a finding of this file that gives way to a pending finding of that key
-  (the use's fix, once the definition carries it).
+  (the use's fix, once the definition carries it);
+- a *row width* on a key: a kernel's 32-thread row branch reduces with the constant as its
+  shuffles' width (logical_warp.row_path_widths), so the constant is right as written: its
+  definition's finding is not reported, nor any finding that *cites* it (every finding of a
+  file whose 32 comes from the constant, recorded with its key).
 
 `settle` applies them across the files of one scan; a lone file settles on its own.
 """
@@ -27,9 +31,11 @@ class ProjectFacts:
     vetoes: set[str] = field(default_factory=set)
     pending: list[tuple[str, Finding]] = field(default_factory=list)
     withdrawals: list[tuple[str, str, int, int]] = field(default_factory=list)  # key, rule, start, end
+    row_widths: set[str] = field(default_factory=set)
+    citing: list[tuple[str, str, int, int]] = field(default_factory=list)  # key, rule, start, end
 
     def __bool__(self) -> bool:
-        return bool(self.claims or self.vetoes or self.pending or self.withdrawals)
+        return bool(self.claims or self.vetoes or self.pending or self.withdrawals or self.row_widths or self.citing)
 
     def to_json(self) -> dict:
         return {
@@ -37,6 +43,8 @@ class ProjectFacts:
             "vetoes": sorted(self.vetoes),
             "pending": [[key, finding.to_json()] for key, finding in self.pending],
             "withdrawals": [list(w) for w in self.withdrawals],
+            "row_widths": sorted(self.row_widths),
+            "citing": [list(c) for c in self.citing],
         }
 
     @classmethod
@@ -48,21 +56,31 @@ class ProjectFacts:
             vetoes=set(data["vetoes"]),
             pending=[(key, Finding.from_json(f)) for key, f in data["pending"]],
             withdrawals=[tuple(w) for w in data["withdrawals"]],
+            row_widths=set(data.get("row_widths", ())),
+            citing=[tuple(c) for c in data.get("citing", ())],
         )
 
 
 def settled_keys(facts: list[ProjectFacts]) -> set[str]:
-    """Keys claimed somewhere, vetoed nowhere, and with a pending finding somewhere (a definition
-    in the project to carry the fix)."""
+    """Keys claimed somewhere, vetoed nowhere, a row's width nowhere, and with a pending finding
+    somewhere (a definition in the project to carry the fix)."""
     claimed = set().union(*(f.claims for f in facts)) if facts else set()
     vetoed = set().union(*(f.vetoes for f in facts)) if facts else set()
     defined = {key for f in facts for key, _ in f.pending}
-    return (claimed - vetoed) & defined
+    return (claimed - vetoed - row_width_keys(facts)) & defined
 
 
-def settle(findings: list[Finding], facts: ProjectFacts, keys: set[str]) -> list[Finding]:
-    """One file's findings once the project's settled `keys` are known."""
+def row_width_keys(facts: list[ProjectFacts]) -> set[str]:
+    """Keys some file's row kernels keep at 32 (a row's width, right as written)."""
+    return set().union(*(f.row_widths for f in facts)) if facts else set()
+
+
+def settle(
+    findings: list[Finding], facts: ProjectFacts, keys: set[str], row_widths: set[str] = frozenset()
+) -> list[Finding]:
+    """One file's findings once the project's settled `keys` and `row_widths` are known."""
     gone = {(rule, start, end) for key, rule, start, end in facts.withdrawals if key in keys}
+    gone |= {(rule, start, end) for key, rule, start, end in facts.citing if key in row_widths}
     kept = [f for f in findings if (f.rule, f.span.start_byte, f.span.end_byte) not in gone] if gone else findings
     added = [finding for key, finding in facts.pending if key in keys]
     return sorted(kept + added, key=Finding.sort_key) if added else kept

@@ -33,7 +33,7 @@ from porter.rules.device import (
     unparenthesized,
 )
 from porter.rules.lane_mask import is_full_mask_32
-from porter.rules.logical_warp import logical_names, mentions_any
+from porter.rules.logical_warp import logical_names, mentions_any, row_path_widths
 from porter.rules.patterns import search_fast
 from porter.rules.votes import VOTE_CALLS
 from porter.source import encoded_length
@@ -134,7 +134,10 @@ WARP_CONSTANT = Rule(
         "Finds the definition (`#define`, `const`/`constexpr`, enumerator, template default) of a constant that some file of "
         "the project uses as a warp width: in lane or warp arithmetic, a shuffle's width or ladder, a loop over lanes. "
         "Found by its uses, whatever its name (`static const int WS = 32;`); one that also counts bits "
-        "(`1u << (i % WS)`) keeps its definition, and each warp use gets its own fix instead."
+        "(`1u << (i % WS)`) keeps its definition, and each warp use gets its own fix instead. One that a kernel "
+        "template's branch for 32-thread rows hands to its shuffles as their width (`if constexpr (BDIM_X == 32)`, the "
+        "launch's block x from BDIM_X, reducing with a helper given `WARP_SIZE` as the width) is a row's width, right "
+        "on any wavefront: neither it nor any use of it is reported (widened, two rows would be added together)."
     ),
     why=WHY_WAVE64 + "\nEvery use of the constant inherits the assumption; fixing the definition fixes them all.",
     example="#define WARP_SIZE 32\nconstexpr int kLog2WarpSize = 5;",
@@ -431,11 +434,13 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     uses = device_uses(ctx)
     yield from uses
     warp_names = _width_names(ctx, uses)
-    yield from _host_uses(ctx, warp_names)
-    yield from _guards(ctx, warp_names)
+    host = list(_host_uses(ctx, warp_names))
+    yield from host
+    guards = list(_guards(ctx, warp_names))
+    yield from guards
     tiles = list(_tiles(ctx))  # a tile as wide as a constant makes the constant a warp width too
     yield from tiles
-    _record_constant_roles(ctx, uses + tiles)
+    _record_constant_roles(ctx, uses + tiles, host + guards)
     yield from _row_crossings(ctx)
 
 
@@ -1579,9 +1584,15 @@ def _own_definitions(ctx: FileContext) -> list[tuple[str, Finding]]:
     return ctx.once("warp-width definitions", lambda: list(_definitions(ctx)))
 
 
-def _record_constant_roles(ctx: FileContext, uses: list[Finding]) -> None:
+def _record_constant_roles(ctx: FileContext, uses: list[Finding], others: list[Finding]) -> None:
     from porter.rules import on_ported_platform
 
+    for finding in uses + others:  # withdrawn wherever a row kernel keeps the constant at 32
+        start, end = finding.span.start_byte, finding.span.end_byte
+        ctx.project.citing += [
+            (_constant_key(ctx, name, start), finding.rule, start, end) for name in _cited(ctx, finding)
+        ]
+    ctx.project.row_widths |= {key for name in row_path_widths(ctx) for key in _keys_of(ctx, name)}
     for finding in on_ported_platform(ctx, uses):  # a use in the project's NVIDIA-only code claims nothing
         if finding.rule == HOST_WARPS_PER_BLOCK.id:
             continue  # the host's fix differs from the definition's: it stays either way
