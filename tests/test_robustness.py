@@ -146,3 +146,40 @@ def test_a_warm_scan_analyses_only_the_files_that_changed(tmp_path, monkeypatch)
     again = scan([tree], Config(), jobs=1, use_cache=True)
     assert sorted(analysed) == ["a.cu", "b.cu", "c.cu"]
     assert [f.to_row() for f in again.findings] == [f.to_row() for f in warm.findings]
+
+
+def test_a_warm_scan_in_a_new_process_finds_the_cache_a_ported_project_left(tmp_path):
+    """The project's facts key every cache entry; sets in them (a shim header's names, a macro
+    defined twice) once printed in an order that string hashing, randomised per process, changed:
+    llama.cpp's ggml-cuda, mmcv and gptqmodel never found a cache entry from an earlier run. Two
+    processes with different hash seeds must agree on the key, so the second analyses nothing."""
+    import os
+    import subprocess
+
+    tree = tmp_path / "tree"
+    (tree / "vendors").mkdir(parents=True)
+    (tree / "vendors" / "hip.h").write_text(
+        "#pragma once\n#include <hip/hip_runtime.h>\n"
+        + "".join(f"#define cuda{n} hip{n}\n" for n in ("Malloc", "Free", "Memcpy", "MemsetAsync", "StreamCreate"))
+    )
+    (tree / "common.cuh").write_text(
+        '#pragma once\n#if defined(PROJ_USE_HIP)\n#include "vendors/hip.h"\n'
+        "#define HD_INLINE __host__ __device__ __forceinline__\n#else\n#define HD_INLINE __host__ __device__ inline\n#endif\n"
+    )
+    (tree / "k.cu").write_text(
+        '#include "common.cuh"\nHD_INLINE int twice(int x) { return 2 * x; }\n'
+        "__global__ void k(int* x) { x[threadIdx.x & 31] = twice(1); }\n"
+    )
+    probe = (
+        "import sys\nfrom pathlib import Path\nfrom porter import scan as s\nfrom porter.config import Config\n"
+        "seen = []\nreal = s._analyze\ns._analyze = lambda source, *rest: seen.append(source.rel) or real(source, *rest)\n"
+        "s.scan([Path(sys.argv[1])], Config(), jobs=1, use_cache=True)\nprint(len(seen))\n"
+    )
+    analysed = []
+    for seed in ("1", "2"):
+        env = dict(os.environ, PORTER_CACHE=str(tmp_path / "cache"), PYTHONHASHSEED=seed)
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(tree)], env=env, capture_output=True, text=True, check=True
+        )
+        analysed.append(int(done.stdout.split()[-1]))
+    assert analysed == [3, 0]

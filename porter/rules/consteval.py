@@ -8,6 +8,7 @@ it cannot evaluate (templates, other files' macros) is left to the libclang laye
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import operator
 import re
@@ -268,7 +269,7 @@ class HeaderConstants:
         logical_warp=None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
-        facts = repr((
+        facts = repr(_canonical((
             sorted(values.items()), sorted(specifiers.items()), sorted(attributes.items(), key=str),
             conditions and (sorted(conditions.macros.items()), sorted(conditions.bodies.items())),
             sorted(width_splits.items()), sorted(votes),
@@ -276,12 +277,29 @@ class HeaderConstants:
             sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
             sorted((pasting_macros or {}).items()),
             logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions), sorted(logical_warp.helpers)),
-        ))  # fmt: skip
+        )))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
             header_sides or {}, pasting_macros or {}, logical_warp,
         )  # fmt: skip
+
+
+def _canonical(value):
+    """`value` with every set in a fixed order: a set of strings repr()s in an order that changes
+    from one process to the next (string hashing is randomised), and the digest must not, or no
+    later run finds the cache entries this one wrote."""
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canonical(item) for item in value), key=repr)
+    if isinstance(value, dict):
+        return sorted(((_canonical(k), _canonical(v)) for k, v in value.items()), key=repr)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_canonical(item) for item in value)
+    if hasattr(value, "_fields"):  # a NamedTuple: its type's name and its fields
+        return (type(value).__name__, *(_canonical(item) for item in value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, *(_canonical(getattr(value, f.name)) for f in dataclasses.fields(value)))
+    return value
 
 
 _SPECIFIER = re.compile(r"(?<![\w$])__(global|device)__(?![\w$])")
@@ -322,7 +340,7 @@ def attribute_macros(
 
 
 def _all_attributes(texts: set[str], resolved: dict[str, str]) -> str | None:
-    expanded = [_attributes_only(text, resolved) for text in texts]
+    expanded = [_attributes_only(text, resolved) for text in sorted(texts)]  # one order in every process
     return None if None in expanded else " ".join(expanded)
 
 
