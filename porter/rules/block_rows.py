@@ -29,8 +29,10 @@ from porter.rules.device import (
     binary_parts,
     call_arguments,
     for_parts,
+    is_constexpr_if,
     literal_value,
     loop_step,
+    template_parameters,
     unparenthesized,
 )
 from porter.source import WORD_BYTES
@@ -180,16 +182,23 @@ def _text_shape(data: bytes, at: int, block: str, since: int | None = None) -> t
     block = block.strip()
     if _NUMBER.fullmatch(block):
         return literal_value(block), True
+    extents = _dim3_extents(data, at, block, since)
+    return _components(extents) if extents is not None else None
+
+
+def _dim3_extents(data: bytes, at: int, block: str, since: int | None = None) -> str | None:
+    """The extents a launch's `dim3` block is built from, as written (`32, num_warps`): inline, or
+    of a variable declared between `since` (4 KiB before the launch unless given) and the launch."""
     inline = _INLINE_DIM3.fullmatch(block)
     if inline:
-        return _components(inline.group(1))
+        return inline.group(1)
     if not IDENT.fullmatch(block):
         return None
     start = max(0, at - 4096) if since is None else since
     declared = [m for m in _DIM3.finditer(data, start, at) if m.group(1).decode() == block]
     if not declared or re.search(rb"\b" + block.encode() + rb"\s*\.\s*x\s*=[^=]", data[declared[-1].end() : at]):
         return None  # no declaration in sight, or `block.x = …` after it: its width is computed
-    return _components(declared[-1].group(2).decode("utf-8", "replace"))
+    return declared[-1].group(2).decode("utf-8", "replace")
 
 
 def short_name(name: str) -> str:
@@ -479,40 +488,24 @@ def _block_x_arguments(ctx) -> dict[str, set[int]]:
 def _block_x_text(ctx, block: tree_sitter.Node, at: tree_sitter.Node) -> str | None:
     """The text of a launch's block x: `dim3(X, …)` inline, or the `X` of a `dim3 block(X, …)`
     declared in the launch's function."""
-    text = ctx.source.text(block.start_byte, block.end_byte).strip()
-    inline = _INLINE_DIM3.fullmatch(text)
-    if inline:
-        return _top_level_parts(inline.group(1))[0]
-    if not IDENT.fullmatch(text):
-        return None
     function = ctx.device.function_of(at).node
-    start = function.start_byte if function is not None else max(0, at.start_byte - 4096)
-    declared = [m for m in _DIM3.finditer(ctx.source.data, start, at.start_byte) if m.group(1).decode() == text]
-    return _top_level_parts(declared[-1].group(2).decode("utf-8", "replace"))[0] if declared else None
+    text = ctx.source.text(block.start_byte, block.end_byte).strip()
+    since = function.start_byte if function is not None else None
+    extents = _dim3_extents(ctx.source.data, at.start_byte, text, since)
+    return _top_level_parts(extents)[0] if extents is not None else None
 
 
 def _template_parameters(ctx, function: tree_sitter.Node) -> list[str | None]:
-    """The names of a function template's parameters, in order (None where one has no name)."""
-    template = function.parent
-    parameters = template.child_by_field_name("parameters") if template is not None else None
-    if template is None or template.type != "template_declaration" or parameters is None:
-        return []
-    names = []
-    for parameter in parameters.named_children:
-        if parameter.type == "comment":
-            continue
-        identifiers = [c for c in parameter.named_children if c.type in ("identifier", "type_identifier")]
-        declarator = parameter.child_by_field_name("declarator")
-        name = declarator if declarator is not None else (identifiers[-1] if identifiers else None)
-        names.append(ctx.source.text(name.start_byte, name.end_byte) if name is not None else None)
-    return names
+    """The names of a function template's parameters, in order (None for a type parameter)."""
+    declarators = (parameter.child_by_field_name("declarator") for parameter in template_parameters(function))
+    return [ctx.source.text(d.start_byte, d.end_byte) if d is not None else None for d in declarators]
 
 
 def _row_branches(ctx, kernel: tree_sitter.Node, names: set[str]) -> list[tree_sitter.Node]:
     """The consequences of the kernel's `if constexpr (P == 32)` (either order) for P in `names`."""
     branches = []
     for statement in captures("(if_statement) @i", kernel).get("i", []) if names else ():
-        if not any(child.type == "constexpr" for child in statement.children):
+        if not is_constexpr_if(ctx.source, statement):
             continue
         condition = statement.child_by_field_name("condition")
         value = condition.child_by_field_name("value") if condition is not None else None

@@ -686,6 +686,28 @@ class DeviceFacts:
         return grouped
 
 
+_TEMPLATE_PARAMETERS = (
+    "parameter_declaration", "optional_parameter_declaration", "type_parameter_declaration",
+    "optional_type_parameter_declaration", "variadic_parameter_declaration", "variadic_type_parameter_declaration",
+    "template_template_parameter_declaration",
+)  # fmt: skip
+
+
+def template_parameters(function: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The parameters of the template a function definition is, in order (none for a plain function)."""
+    template = function.parent
+    parameters = template.child_by_field_name("parameters") if template is not None else None
+    if template is None or template.type != "template_declaration" or parameters is None:
+        return []
+    return [p for p in parameters.named_children if p.type in _TEMPLATE_PARAMETERS]
+
+
+def is_constexpr_if(source: SourceFile, statement: tree_sitter.Node) -> bool:
+    """`if constexpr (…)`."""
+    condition = statement.child_by_field_name("condition")
+    return condition is not None and b"constexpr" in source.data[statement.start_byte : condition.start_byte]
+
+
 def shuffle_operands(name: str, call: tree_sitter.Node) -> tuple[tree_sitter.Node | None, tree_sitter.Node | None]:
     """(lane or offset argument, width argument) of a shuffle call."""
     arguments = call_arguments(call)

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from porter.rules.brackets import enclosing_opener, function_named_before
 from porter.rules.branches import CDNA, CUDA, Branches, constant_definitions
 from porter.rules.patterns import WORD_START, search
 from porter.source import WORD_BYTES
@@ -239,39 +240,15 @@ def _width_shuffles(names: tuple[str, ...]) -> re.Pattern[bytes]:
     return re.compile(rb"__shfl\w*\s*\([^;]*?,\s*\(?\s*(" + alternatives + rb")\s*\)?\s*\)")
 
 
-_BRACES = re.compile(rb"[{}]")
-
-
-def _enclosing_function(data: bytes, at: int, limit: int = 20000) -> str | None:
+def _enclosing_function(data: bytes, at: int) -> str | None:
     """The name of the function whose body holds byte `at`: of the blocks open at `at`, the
     innermost whose head is a signature (`__warp_sum(VAL_T val) {`, not `for (…) {`)."""
-    opened: list[int] = []
-    for brace in _BRACES.finditer(data, max(0, at - limit), at):
-        if brace.group() == b"{":
-            opened.append(brace.start())
-        elif opened:
-            opened.pop()
-    for brace in reversed(opened):
-        name = _function_named_before(data, brace)
+    brace = enclosing_opener(data, at)
+    while brace is not None:
+        name = function_named_before(data, brace)
         if name is not None:
             return name
-    return None
-
-
-_QUALIFIERS = re.compile(rb"(?:\s|const|noexcept|override|final|volatile|&)*$")
-
-
-def _function_named_before(data: bytes, brace: int) -> str | None:
-    head = data[max(0, brace - _NAME_WINDOW * 4) : brace]
-    end = _QUALIFIERS.search(head).start()
-    if not head[:end].endswith(b")"):
-        return None  # a struct's, a namespace's or a statement's block
-    depth = 0
-    for index in range(end - 1, -1, -1):
-        depth += (head[index] == 0x29) - (head[index] == 0x28)
-        if depth == 0:
-            name = _identifier_before(head, index)
-            return name if name not in ("if", "for", "while", "switch", "catch") else None
+        brace = enclosing_opener(data, brace)
     return None
 
 

@@ -28,8 +28,10 @@ from porter.rules.device import (
     enclosing,
     for_parts,
     int_value,
+    is_constexpr_if,
     loop_step,
     shuffle_operands,
+    template_parameters,
     unparenthesized,
 )
 from porter.rules.lane_mask import is_full_mask_32
@@ -501,12 +503,6 @@ def _cites_only_group_widths(ctx: FileContext, finding: Finding, groups: set[str
 
 # -- WRP006 / WRP002: a template's integer parameter that is its warp width -------------------------
 
-_TEMPLATE_PARAMETERS = (
-    "parameter_declaration", "optional_parameter_declaration", "type_parameter_declaration",
-    "optional_type_parameter_declaration", "variadic_parameter_declaration", "variadic_type_parameter_declaration",
-    "template_template_parameter_declaration",
-)  # fmt: skip
-
 
 def _template_widths(ctx: FileContext) -> Iterable[Finding]:
     """`template <int width = 32> float warp_sum(float v)` whose ladder starts at `width / 2` (or whose
@@ -541,9 +537,7 @@ def _width_parameters(ctx: FileContext):
         if node is not None and node.parent is not None and node.parent.type == "template_declaration":
             templates[node.id] = (function.name, node)
     for name_text, function in templates.values():
-        parameters = function.parent.child_by_field_name("parameters")
-        listed = [p for p in parameters.named_children if p.type in _TEMPLATE_PARAMETERS] if parameters else []
-        for index, parameter in enumerate(listed):
+        for index, parameter in enumerate(template_parameters(function)):
             declarator = parameter.child_by_field_name("declarator")
             if parameter.type.startswith(("parameter", "optional_parameter")) and declarator is not None:
                 name = ctx.source.text(declarator.start_byte, declarator.end_byte)
@@ -748,7 +742,7 @@ def _fixed_by_constexpr_test(ctx: FileContext, node: tree_sitter.Node, value: in
     is I's, which a 64-lane wavefront does not change."""
     outer = node.parent
     while outer is not None:
-        if outer.type == "if_statement" and _is_constexpr_if(ctx, outer):
+        if outer.type == "if_statement" and is_constexpr_if(ctx.source, outer):
             condition, consequence = outer.child_by_field_name("condition"), outer.child_by_field_name("consequence")
             inside = consequence is not None and consequence.start_byte <= node.start_byte < consequence.end_byte
             if inside and condition is not None:
@@ -760,13 +754,6 @@ def _fixed_by_constexpr_test(ctx: FileContext, node: tree_sitter.Node, value: in
                     return True
         outer = outer.parent
     return False
-
-
-def _is_constexpr_if(ctx: FileContext, statement: tree_sitter.Node) -> bool:
-    condition = statement.child_by_field_name("condition")
-    if condition is None:
-        return False
-    return b"constexpr" in ctx.source.data[statement.start_byte : condition.start_byte]
 
 
 _BIT_ONE = re.compile(r"\s*&\s*(?:1|0x1)[uU]?\b")
@@ -1587,10 +1574,10 @@ def _own_definitions(ctx: FileContext) -> list[tuple[str, Finding]]:
 def _record_constant_roles(ctx: FileContext, uses: list[Finding], others: list[Finding]) -> None:
     from porter.rules import on_ported_platform
 
+    keys = {id(f): [_constant_key(ctx, name, f.span.start_byte) for name in _cited(ctx, f)] for f in uses + others}
     for finding in uses + others:  # withdrawn wherever a row kernel keeps the constant at 32
-        start, end = finding.span.start_byte, finding.span.end_byte
         ctx.project.citing += [
-            (_constant_key(ctx, name, start), finding.rule, start, end) for name in _cited(ctx, finding)
+            (key, finding.rule, finding.span.start_byte, finding.span.end_byte) for key in keys[id(finding)]
         ]
     ctx.project.row_widths |= {key for name in row_path_widths(ctx) for key in _keys_of(ctx, name)}
     for finding in on_ported_platform(ctx, uses):  # a use in the project's NVIDIA-only code claims nothing
@@ -1598,7 +1585,7 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding], others: list[F
             continue  # the host's fix differs from the definition's: it stays either way
         if finding.rule == PER_WARP_SHARED.id and _whole_extent(ctx, finding):
             continue  # `[MAX_WARPS]` indexed by lane: 32 slots, maybe warps per block; the use's own fix is safe
-        for key in (_constant_key(ctx, name, finding.span.start_byte) for name in _cited(ctx, finding)):
+        for key in keys[id(finding)]:
             ctx.project.claims.add(key)
             ctx.project.withdrawals.append((key, finding.rule, finding.span.start_byte, finding.span.end_byte))
     other_roles = _bit_counting_constants(ctx) | _square_tile_constants(ctx)
