@@ -43,7 +43,8 @@ class LogicalWarp:
     def of(cls, names: Iterable[str], headers: list[bytes], values: dict[str, int] | None = None) -> LogicalWarp:
         names = frozenset(names)
         functions = set().union(*(width_functions(data, names) for data in headers)) if names else set()
-        helpers = set().union(*(width_helpers(data, values) for data in headers)) if values else set()
+        thirty_twos = {name: value for name, value in (values or {}).items() if value == 32}  # once, not per header
+        helpers = set().union(*(width_helpers(data, thirty_twos) for data in headers)) if thirty_twos else set()
         return cls(names, frozenset(functions), frozenset(helpers))
 
 
@@ -224,13 +225,31 @@ def width_helpers(data: bytes, values: dict[str, int]) -> set[tuple[str, str]]:
     its width (`__shfl_xor_sync(FULL_MASK, v, i, WARP_SIZE)` in `__warp_sum`), read from the text."""
     if b"__shfl" not in data:
         return set()
-    named = [name for name, value in values.items() if value == 32 and name.encode() in data]
+    words = _words_in_shuffles(data)
+    named = [name for name, value in values.items() if value == 32 and name in words]
     found = set()
     for match in _width_shuffles(tuple(sorted(named))).finditer(data) if named else ():
         function = _enclosing_function(data, match.start())
         if function is not None:
             found.add((function, match.group(1).decode()))
     return found
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _words_in_shuffles(data: bytes) -> set[str]:
+    """The words from each `__shfl` to the next `;`: all a shuffle's width can be (_width_shuffles'
+    arguments stop at a `;`). Looking a project's many constants up here, not in the whole file,
+    spares a scan of the file per constant."""
+    words = set()
+    at = data.find(b"__shfl")
+    while at >= 0:
+        end = data.find(b";", at)
+        end = len(data) if end < 0 else end
+        words.update(_WORD.findall(data[at:end].decode("utf-8", "replace")))
+        at = data.find(b"__shfl", end)
+    return words
 
 
 @cache
