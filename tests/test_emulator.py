@@ -52,7 +52,7 @@ def test_ports_that_are_right_pass_at_both_widths(emulated):
 
 def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
     result, _ = emulated
-    planted = {c.name for c in result.cases if c.name.endswith("planted")} - {EMBEDDED_PLANTED, WAVE64_PLANTED}
+    planted = {c.name for c in result.cases if c.name.endswith("planted")} - {EMBEDDED_PLANTED, *WAVE64_PLANTED}
     assert len(planted) == 13
     for name in planted:
         rows = verdicts(result, name)
@@ -64,21 +64,62 @@ def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
 
 FAULTS = {"divergent_barrier", "lane_table_overflow"}
 EMBEDDED_PLANTED = "embedded_row_sums_planted"
-WAVE64_PLANTED = "warp_sum_atomic_wave64_planted"
+# HIP ports written on CDNA for 64 lanes (`written_for = 64`): name, port, its wrong blocks at 32
+# lanes, and the (line, rule) porter's scan at gfx1100 reports
+WAVE64_PLANTED = {
+    "warp_sum_atomic_wave64_planted": ("warp_sum_wave64.cu", 64, [(11, "WRP015"), (12, "WRP015")]),
+    "block_all_positive_wave64_planted": ("block_votes_wave64.cu", 8, [(14, "WRP015")]),
+}
 
 
-def test_a_port_written_for_64_lanes_passes_on_cdna_and_fails_on_rdna(emulated):
-    """planted/warp_sum_wave64.cu, a HIP port that hard-codes 64 lanes (`written_for = 64`): right at
-    64, every block's sum wrong at 32; porter's scan at gfx1100 names both of its 64-lane lines."""
+@pytest.mark.parametrize("name", sorted(WAVE64_PLANTED))
+def test_a_port_written_for_64_lanes_passes_on_cdna_and_fails_on_rdna(emulated, name):
+    """planted/warp_sum_wave64.cu hard-codes 64 lanes in its butterfly and leader test, and
+    planted/block_votes_wave64.cu tests its ballot against all 64 bits (`votes != ~0ull`): right at
+    64, wrong at 32; porter's scan at gfx1100 names each 64-lane line."""
+    port, wrong, expected = WAVE64_PLANTED[name]
     result, _ = emulated
-    rows = verdicts(result, WAVE64_PLANTED)
+    rows = verdicts(result, name)
     assert rows["gfx942"].status == "pass", rows["gfx942"]
-    assert rows["gfx1100"].status == "fail" and rows["gfx1100"].mismatches == 64, rows["gfx1100"]
-    assert not result.failed, [c for c in result.cases if c.name == WAVE64_PLANTED]
+    assert rows["gfx1100"].status == "fail" and rows["gfx1100"].mismatches == wrong, rows["gfx1100"]
+    assert not result.failed, [c for c in result.cases if c.name == name]
     config = load_config(CORPUS / "emulate")
     config.targets = ("gfx1100",)
-    found = scan([CORPUS / "emulate" / "planted" / "warp_sum_wave64.cu"], config, jobs=1)
-    assert sorted((f.line, f.rule) for f in found.findings) == [(11, "WRP015"), (12, "WRP015")]
+    found = scan([CORPUS / "emulate" / "planted" / port], config, jobs=1)
+    assert sorted((f.line, f.rule) for f in found.findings) == expected
+
+
+def test_the_suggested_fix_of_a_full_wavefront_vote_is_right_at_both_widths(tmp_path):
+    """porter's suggested edit for `votes != ~0ull` (WRP015 at gfx1100), applied by `convert
+    --unsafe-fixes`, compares with every lane of the wavefront running it: the port then gives
+    the original's flags at 64 lanes and at 32."""
+    if emulate.host_compiler() is None:
+        pytest.skip("no host C++ compiler")
+    from porter.convert import ConvertOptions, convert
+
+    source = tmp_path / "in"
+    source.mkdir()
+    shutil.copy(CORPUS / "emulate" / "planted" / "block_votes_wave64.cu", source / "port.cu")
+    config = load_config(CORPUS / "emulate")
+    config.targets = ("gfx1100",)
+    convert(ConvertOptions(source, tmp_path / "tree", jobs=1, unsafe_fixes=True), config)
+    tree = tmp_path / "tree"
+    ported = (tree / "port.cu").read_text()
+    assert "votes != (0xffffffffffffffffull >> (64 - PORTER_WARP_SIZE))" in ported
+    shutil.copy(CORPUS / "emulate" / "block_votes.cu", tree / "block_votes.cu")
+    (tree / "porter.toml").write_text(
+        '[[verify.case]]\nname = "k"\nsource = "block_votes.cu"\nport = "port.cu"\nkernel = "block_all_positive"\n'
+        "grid = 16\nblock = 128\nargs = [\n"
+        '  { name = "x", dtype = "f32", size = "16 * 128", init = "uniform(-0.002, 1)" },\n'
+        '  { name = "all_positive", dtype = "i32", size = "16", output = true },\n'
+        '  { name = "n", dtype = "i32", value = "16 * 128" },\n]\n'
+    )
+    rows = verdicts(verify(tree, ("gfx942", "gfx1100"), load_config(tree), gpus=NO_GPUS), "k")
+    assert {target: row.status for target, row in rows.items()} == {
+        "cpu-w32": "pass",
+        "gfx942": "pass",
+        "gfx1100": "pass",
+    }
 
 
 def test_a_kernel_in_a_python_string_runs_as_the_file_holds_it(emulated):

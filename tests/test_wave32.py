@@ -190,5 +190,10 @@ def test_a_project_built_with_its_learned_marker_builds_for_amd(tmp_path):
     ]
     result = runner.invoke(app, arguments)
     units = {(u["file"], u["status"]) for u in json.loads(out.read_text())["units"]}
-    expected = {("project_marker/pixel_dot.cu", "ok"), ("rocm_wave64_branch.cu", "ok"), ("build_options.cu", "ok")}
+    expected = {
+        ("project_marker/pixel_dot.cu", "ok"),
+        ("rocm_wave64_branch.cu", "ok"),
+        ("build_options.cu", "ok"),
+        ("full_wave_votes.cu", "ok"),
+    }
     assert units == expected, result.output

@@ -25,7 +25,17 @@ from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.branches import CUDA, RDNA
 from porter.rules.consteval import evaluate
-from porter.rules.device import IDENT, binary_parts, for_parts, loop_step, shuffle_operands
+from porter.rules.device import (
+    IDENT,
+    VarClass,
+    binary_parts,
+    call_arguments,
+    call_name,
+    for_parts,
+    loop_step,
+    shuffle_operands,
+    unparenthesized,
+)
 from porter.rules.warp_size import (
     WARP_OPERATORS,
     is_lane_arithmetic,
@@ -52,14 +62,18 @@ ASSUMES_64_LANES = Rule(
         "applied to thread indices in warp-level code, tests of lane 63 as the last lane, shuffles whose offset or "
         "XOR mask is 32 or more (`__shfl_xor(v, 32)`, a ladder from `offset = 32`), shuffle widths of 64, and lane "
         "loops bounded by 64 or striding from a lane id by 64; 64 counts through named constants "
-        "(`#define WARP_SIZE 64`) by their value."
+        "(`#define WARP_SIZE 64`) by their value; and a vote compared with all 64 lanes (`__ballot(p) == ~0ull`, "
+        "`__popcll(__ballot(p)) == 64`), which no 32-lane wavefront's vote can equal."
     ),
     why="""
     RDNA GPUs (Radeon RX 6000-9000, Radeon PRO, Ryzen AI APUs) run 32 threads per wavefront.
     HIP code written for CDNA's 64 lanes computes lane ids up to 63 that do not exist, warp ids
     half as many as the wavefronts, and shuffles that reach past the last lane: `__shfl_xor(v, 32)`
     and `__shfl_down(v, 32)` return the caller's own value there, so `v += __shfl_xor(v, 32)`
-    doubles every value instead of adding the other half. It compiles, runs, and gives wrong answers.
+    doubles every value instead of adding the other half. A vote (`__ballot`, `__activemask`)
+    has bits 32-63 clear there, so `__ballot(p) == ~0ull` ("did every lane vote yes") is never true
+    and `__popcll(__ballot(p)) == 64` never holds: the branch a full wavefront takes is never taken.
+    It compiles, runs, and gives wrong answers.
     """,
     example="int lane = threadIdx.x & 63;\nfor (int offset = 32; offset > 0; offset >>= 1)\n  v += __shfl_down(v, offset);",
     use_instead=(
@@ -87,7 +101,7 @@ _OFFSET_CALLS = ("__shfl_xor", "__shfl_down", "__shfl_up")
 def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave32_targets:
         return  # only a scan for RDNA asks; a width may come from a header, so no prefilter on the file's text
-    for finding in [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx)]:
+    for finding in [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx), *_full_wave_votes(ctx)]:
         live = ctx.branches.live_at(finding.span.start_byte) if ctx.branches.regions else {}
         # not under a branch that keeps RDNA out (`#ifdef __GFX9__`, a wavefront-size test)
         if live.get(RDNA.name) is not False and _written_for_rocm(ctx, finding, live):
@@ -264,3 +278,70 @@ def _takes_lane_of_64(ctx: FileContext, node: tree_sitter.Node) -> bool:
         for n in [node, *captures("(binary_expression) @b", node).get("b", [])]
         if n.type == "binary_expression"
     )
+
+
+# -- a vote compared with all 64 lanes -------------------------------------------------------
+
+_ALL_64_SPELLED = re.compile(
+    r"~0(?:x0)?(?:ull|ULL|llu|LLU|ul|UL|lu|LU)|-1(?:ull|ULL|ll|LL)|UINT64_MAX|ULLONG_MAX|"
+    r"\((?:uint64_t|unsignedlonglong|unsignedlong|size_t)\)-1|~(?:uint64_t|\(uint64_t\))\(?0\)?|"
+    r"static_cast<(?:uint64_t|unsignedlonglong)>\(-1\)"
+)
+_ALL_64 = (1 << 64) - 1
+_FULL_WAVE = f"(0xffffffffffffffffull >> (64 - {portable.WARP_SIZE}))"  # every lane of this wavefront
+_POPCOUNTS = ("__popcll", "__popc", "__builtin_popcountll", "__builtin_popcountl")
+
+
+def _full_wave_votes(ctx: FileContext) -> Iterable[Finding]:
+    """`__ballot(p) == ~0ull` and `__popcll(__ballot(p)) == 64`: "did all 64 lanes vote yes". On a
+    32-lane wavefront the vote's bits 32-63 are clear, so neither is ever true. The vote is known
+    by dataflow (a vote's result, a variable holding one), not by the constant alone: a 64-bit
+    all-ones sentinel elsewhere (`handle == ~0ull`) is no lane mask."""
+    facts = ctx.device
+    for node, left, operator, right in facts.binaries(("==", "!=", "<", ">=", ">", "<=")):
+        if not facts.is_device_code(node):
+            continue
+        for side, other in ((left, right), (right, left)):
+            if operator in ("==", "!=") and _is_all_64_lanes(ctx, side) and _is_vote(ctx, other):
+                yield ASSUMES_64_LANES.finding(
+                    ctx, side.start_byte, side.end_byte,
+                    f"`{short_text(ctx, other)} {operator} {short_text(ctx, side)}` compares a vote with all 64 lanes; "
+                    "an RDNA wavefront votes with 32, its bits 32-63 clear: never equal, and the path for a full "
+                    "wavefront never runs there (the edit compares with the lanes the wavefront has: check that "
+                    "path is right on 32 lanes first)",
+                    edits=(Edit(side.start_byte, side.end_byte, _FULL_WAVE.encode()),),
+                )  # fmt: skip
+            elif rdna_value(ctx, side) == 64 and _counts_a_vote(ctx, other):
+                yield ASSUMES_64_LANES.finding(
+                    ctx, side.start_byte, side.end_byte,
+                    f"`{short_text(ctx, other)} {operator} {short_text(ctx, side)}`{_named(ctx, side, 64)} counts a vote "
+                    "against 64 lanes; an RDNA wavefront has 32, so at most 32 bits are set",
+                    edits=_literal_edits(ctx, side, portable.WARP_SIZE),
+                )  # fmt: skip
+
+
+def _is_all_64_lanes(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """All 64 bits set: `~0ull`, `0xffffffffffffffff`, `UINT64_MAX`, `(uint64_t)-1`, a constant of that value."""
+    node = unparenthesized(node)
+    text = re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
+    return bool(_ALL_64_SPELLED.fullmatch(text)) or ctx.value_of(node) == _ALL_64
+
+
+def _is_vote(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    node = unparenthesized(node)
+    if node.type == "call_expression" or node.type == "identifier":
+        if VarClass.MASK in ctx.device.expression_classes(node):
+            return True
+    return (
+        node.type == "call_expression"
+        and ctx.device.vote_in(ctx.source.text(node.start_byte, node.end_byte)) is not None
+    )
+
+
+def _counts_a_vote(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """`__popcll(vote)`: the number of lanes that voted yes."""
+    node = unparenthesized(node)
+    if node.type != "call_expression" or call_name(node, ctx.source) not in _POPCOUNTS:
+        return False
+    arguments = call_arguments(node)
+    return len(arguments) == 1 and _is_vote(ctx, arguments[0])
