@@ -51,6 +51,15 @@ LAUNCHES = {
         "void go(const float* a, float* b, int c) {\n  void* args[] = {&a, &b, &c};\n"
         "  cudaLaunchKernel((void*)centre, dim3(8), dim3(32, 4), args, 0, 0);\n}"
     ),
+    # the block's extents are the launcher's template parameters, which the file instantiates
+    "launcher template": (
+        "template <int BX, int BY>\nvoid rows(const float* a, float* b, int c) { dim3 block(BX, BY); centre<<<8, block>>>(a, b, c); }\n"
+        "void go(const float* a, float* b, int c) { rows<32, 4>(a, b, c); }"
+    ),
+    "launcher template, bare x": (
+        "template <int BX>\nvoid rows(const float* a, float* b, int c) { centre<<<8, BX>>>(a, b, c); }\n"
+        "void go(const float* a, float* b, int c) { rows<32>(a, b, c); rows<32>(b, b, c); }"
+    ),
 }
 
 
@@ -65,6 +74,13 @@ NOT_ROWS = {
     "64 wide": "void go(const float* a, float* b, int c) { centre<<<8, dim3(64, 4)>>>(a, b, c); }",
     "a named width": "#define WS 32\nvoid go(const float* a, float* b, int c) { centre<<<8, dim3(WS, 4)>>>(a, b, c); }",
     "x set after": "void go(const float* a, float* b, int c) { dim3 block(32, 4); block.x = c; centre<<<8, block>>>(a, b, c); }",
+    "a launcher also given 64": (
+        "template <int BX, int BY>\nvoid rows(const float* a, float* b, int c) { dim3 block(BX, BY); centre<<<8, block>>>(a, b, c); }\n"
+        "void go(const float* a, float* b, int c) { rows<32, 4>(a, b, c); rows<64, 2>(a, b, c); }"
+    ),
+    "a launcher never instantiated here": (
+        "template <int BX, int BY>\nvoid rows(const float* a, float* b, int c) { dim3 block(BX, BY); centre<<<8, block>>>(a, b, c); }"
+    ),
 }
 
 

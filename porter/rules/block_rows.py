@@ -11,8 +11,10 @@ other row, a vote over both.
 
 The evidence is the file's own, or the project's launches of its kernels: its launches (`<<<…>>>`, cudaLaunchKernel, hipLaunchKernelGGL,
 cudaLaunchKernelEx's `config.blockDim`) whose block's x is the literal 32 (a named constant may
-be a warp width porter widens, launch and kernel alike), and kernels that linearise their thread
-index with a row of 32. A kernel launched with any other width is not one.
+be a warp width porter widens, launch and kernel alike), or a template parameter of the launching
+function that every instantiation the file writes gives 32 (`launch<32, 4>` of a
+`dim3 block(BX, BY)`), and kernels that linearise their thread index with a row of 32. A kernel
+launched with any other width is not one.
 """
 
 from __future__ import annotations
@@ -275,7 +277,44 @@ def _shape(ctx, node: tree_sitter.Node | None, at: tree_sitter.Node) -> tuple[in
         value = _local_value(ctx, text, at)
         if value is not None and value.type == "number_literal":
             return literal_value(ctx.source.text(value.start_byte, value.end_byte)), True
+    if (shape is None or shape[0] is None) and function is not None:
+        return _instantiated_shape(ctx, text, at, function) or shape
     return shape
+
+
+def _instantiated_shape(
+    ctx, block: str, at: tree_sitter.Node, launcher: tree_sitter.Node
+) -> tuple[int | None, bool] | None:
+    """The shape of a launch whose block extents are the launching function's template parameters
+    (`template <int BX, int BY> void launch(…) { dim3 block(BX, BY); k<BX, BY><<<g, block>>>(…); }`),
+    from the file's instantiations of that function (`launch<32, 4>(…)`): 32 wide where every one
+    makes it so; else the first that does not, so that the kernel is no row kernel. None where the
+    file never names the function's template arguments (deduced, or called from elsewhere)."""
+    parameters = _template_parameters(ctx, launcher)
+    bare = block in parameters  # `<<<grid, BX>>>`
+    extents = block if bare else _dim3_extents(ctx.source.data, at.start_byte, block, launcher.start_byte)
+    parts = _top_level_parts(extents) if extents is not None else []
+    if not any(part in parameters for part in parts):
+        return None
+    name = short_name(ctx.device.function_of(at).name)
+    shapes = []
+    for called, call in ctx.device.calls:
+        if short_name(called) != name or launcher.start_byte <= call.start_byte < launcher.end_byte:
+            continue  # another function, or a recursive call
+        callee = call.child_by_field_name("function")
+        text = ctx.source.text(callee.start_byte, callee.end_byte) if callee is not None else ""
+        if "<" not in text:
+            return None  # arguments deduced: not known here
+        arguments = _top_level_parts(text.split("<", 1)[1].rsplit(">", 1)[0])
+        given = [
+            arguments[parameters.index(p)] if p in parameters and parameters.index(p) < len(arguments) else p
+            for p in parts
+        ]
+        shapes.append(_components(", ".join(given)))
+    if not shapes:
+        return None
+    wide = next((shape for shape in shapes if shape[0] != ROW), None)
+    return wide or (ROW, all(single for _, single in shapes))
 
 
 def _components(text: str) -> tuple[int | None, bool]:
