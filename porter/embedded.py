@@ -164,11 +164,29 @@ def device_code_view(data: bytes, literals: list[Literal]) -> bytes:
     for literal in literals:
         body = data[literal.start : literal.end]
         code = body if literal.raw or b"\\" not in body else _unescaped(body)
-        code = _fields_spelled(code) if literal.formatted else code
+        code = _fields_spelled(code) if literal.formatted or _filled_by_format(data, literal) else code
         view[literal.start : literal.end] = (
             _TEMPLATE_FIELD.sub(_field_as_name, code) if b"$" in code or b"%(" in code else code
         )
     return bytes(view)
+
+
+# `"""…""".format(…)` right after the literal's closing quote
+_FORMAT_CALL_AFTER = re.compile(rb"(?:\'\'\'|\"\"\"|\'|\")\s*\.\s*format(?:_map)?\s*\(")
+
+
+def _filled_by_format(data: bytes, literal: Literal) -> bool:
+    """A template `str.format` fills in: called on the literal itself, or on the name the file gives
+    it (`KERNEL = \"\"\"__launch_bounds__({CLASS}::kThreads)…\"\"\"` … `KERNEL.format(CLASS=…)`). Its
+    `{CLASS}` is a field and `{{` a brace, as in an f-string."""
+    if b"{" not in data[literal.start : literal.end]:
+        return False
+    if _FORMAT_CALL_AFTER.match(data, literal.end):
+        return True
+    if literal.name is None:
+        return False
+    name = re.escape(literal.name.encode())
+    return re.search(rb"(?<![\w.])" + name + rb"\s*\.\s*format(?:_map)?\s*\(", data) is not None
 
 
 # the fields of `string.Template` (`${name}`, `$name`) and of %-formatting by name (`%(name)s`): no C

@@ -94,6 +94,28 @@ def test_an_f_string_is_read_as_the_code_it_becomes():
     assert view.splitlines()[2] == "__global__ void f(int* x) {  x[threadIdx.x] = _V___2_; } "
 
 
+def test_a_template_str_format_fills_in_is_read_as_the_code_it_becomes(tmp_path):
+    """natten's kernel generator (0.21.7, scripts/autogen_fmha.py): a plain string whose `{CPP_CLASS}`
+    fields `.format` fills in, its braces doubled. Read as written, `{CPP_CLASS}::kNumThreads` split
+    the launch bounds in three (a cluster size, LBD002) and the second was misnamed."""
+    template = (
+        b'KERNEL = """__global__ void __launch_bounds__(\n    {CPP_CLASS}::kNumThreads,\n    {CPP_CLASS}::kMinBlocksPerSm)\n'
+        b'{NAME}(typename {CPP_CLASS}::Params p) {{\n  p.run();\n}}\n"""\n'
+    )
+    data = template + b'print(KERNEL.format(CPP_CLASS="K", NAME="k"))\n'
+    view = device_code(data).decode()
+    assert "_CPP_CLASS_::kMinBlocksPerSm)" in view and "_NAME_(typename _CPP_CLASS_::Params p) { " in view
+    called_on_it = b'K = """__global__ void k(int* p) {{ p[0] = {x}; }}""".format(x=1)\n'
+    assert "{  p[0] = _x_; } " in device_code(called_on_it).decode()
+    assert "{CPP_CLASS}::kNumThreads" in device_code(template).decode()  # never formatted: read as written
+    (tmp_path / "autogen.py").write_bytes(data)
+    found = scan([tmp_path], Config(), jobs=1).findings
+    assert sorted(f.rule for f in found) == ["EMB001", "LBD001"]
+    assert "reads _CPP_CLASS_::kMinBlocksPerSm as waves per SIMD" in next(
+        f.message for f in found if f.rule == "LBD001"
+    )
+
+
 def test_fields_python_fills_in_read_as_names_so_the_kernels_parse():
     """pycuda's `%(name)s` and string.Template's `${name}`: no C spells them, so each reads as a
     name of its own width (or blanks where it ends a name: `curand%(suffix)s(` calls `curand`)."""
