@@ -171,8 +171,9 @@ def device_code_view(data: bytes, literals: list[Literal]) -> bytes:
     return bytes(view)
 
 
+_FORMAT_CALL = rb"\s*\.\s*format(?:_map)?\s*\("  # `.format(` or `.format_map(`
 # `"""…""".format(…)` right after the literal's closing quote
-_FORMAT_CALL_AFTER = re.compile(rb"(?:\'\'\'|\"\"\"|\'|\")\s*\.\s*format(?:_map)?\s*\(")
+_FORMAT_CALL_AFTER = re.compile(rb"(?:\'\'\'|\"\"\"|\'|\")" + _FORMAT_CALL)
 
 
 def _filled_by_format(data: bytes, literal: Literal) -> bool:
@@ -186,7 +187,7 @@ def _filled_by_format(data: bytes, literal: Literal) -> bool:
     if literal.name is None:
         return False
     name = re.escape(literal.name.encode())
-    return re.search(rb"(?<![\w.])" + name + rb"\s*\.\s*format(?:_map)?\s*\(", data) is not None
+    return re.search(rb"(?<![\w.])" + name + _FORMAT_CALL, data) is not None
 
 
 # the fields of `string.Template` (`${name}`, `$name`) and of %-formatting by name (`%(name)s`): no C

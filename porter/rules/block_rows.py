@@ -271,41 +271,43 @@ def _shape(ctx, node: tree_sitter.Node | None, at: tree_sitter.Node) -> tuple[in
         return None
     node = unparenthesized(node)
     text = ctx.source.text(node.start_byte, node.end_byte)
-    function = ctx.device.function_of(at).node
+    launcher = ctx.device.function_of(at)
+    function = launcher.node
     shape = _text_shape(ctx.source.data, at.start_byte, text, function.start_byte if function is not None else 0)
     if shape is None and node.type == "identifier":
         value = _local_value(ctx, text, at)
         if value is not None and value.type == "number_literal":
             return literal_value(ctx.source.text(value.start_byte, value.end_byte)), True
     if (shape is None or shape[0] is None) and function is not None:
-        return _instantiated_shape(ctx, text, at, function) or shape
+        return _instantiated_shape(ctx, text, at, launcher) or shape
     return shape
 
 
 def _instantiated_shape(
-    ctx, block: str, at: tree_sitter.Node, launcher: tree_sitter.Node
+    ctx, block: str, at: tree_sitter.Node, launcher: FunctionInfo
 ) -> tuple[int | None, bool] | None:
     """The shape of a launch whose block extents are the launching function's template parameters
     (`template <int BX, int BY> void launch(…) { dim3 block(BX, BY); k<BX, BY><<<g, block>>>(…); }`),
     from the file's instantiations of that function (`launch<32, 4>(…)`): 32 wide where every one
     makes it so; else the first that does not, so that the kernel is no row kernel. None where the
     file never names the function's template arguments (deduced, or called from elsewhere)."""
-    parameters = _template_parameters(ctx, launcher)
+    definition = launcher.node
+    parameters = _template_parameters(ctx, definition)
     bare = block in parameters  # `<<<grid, BX>>>`
-    extents = block if bare else _dim3_extents(ctx.source.data, at.start_byte, block, launcher.start_byte)
+    extents = block if bare else _dim3_extents(ctx.source.data, at.start_byte, block, definition.start_byte)
     parts = _top_level_parts(extents) if extents is not None else []
     if not any(part in parameters for part in parts):
         return None
-    name = short_name(ctx.device.function_of(at).name)
+    name = short_name(launcher.name)
     shapes = []
     for called, call in ctx.device.calls:
-        if short_name(called) != name or launcher.start_byte <= call.start_byte < launcher.end_byte:
+        if short_name(called) != name or definition.start_byte <= call.start_byte < definition.end_byte:
             continue  # another function, or a recursive call
         callee = call.child_by_field_name("function")
         text = ctx.source.text(callee.start_byte, callee.end_byte) if callee is not None else ""
         if "<" not in text:
             return None  # arguments deduced: not known here
-        arguments = _top_level_parts(text.split("<", 1)[1].rsplit(">", 1)[0])
+        arguments = _template_arguments(text)
         given = [
             arguments[parameters.index(p)] if p in parameters and parameters.index(p) < len(arguments) else p
             for p in parts
@@ -315,6 +317,11 @@ def _instantiated_shape(
         return None
     wide = next((shape for shape in shapes if shape[0] != ROW), None)
     return wide or (ROW, all(single for _, single in shapes))
+
+
+def _template_arguments(name: str) -> list[str]:
+    """The arguments of `k<BX, BY>` or `ns::launch<32, 4>`, as written."""
+    return _top_level_parts(name.split("<", 1)[1].rsplit(">", 1)[0])
 
 
 def _components(text: str) -> tuple[int | None, bool]:
@@ -515,7 +522,7 @@ def _block_x_arguments(ctx) -> dict[str, set[int]]:
         function = call.child_by_field_name("function") if call is not None else None
         if function is None or function.type != "template_function" or len(arguments) < 2:
             continue
-        template = _top_level_parts(ctx.source.text(function.start_byte, function.end_byte).split("<", 1)[1][:-1])
+        template = _template_arguments(ctx.source.text(function.start_byte, function.end_byte))
         x = _block_x_text(ctx, arguments[1], call)
         if x is not None and x in template:
             found.setdefault(short_name(ctx.source.text(function.start_byte, function.end_byte)), set()).add(

@@ -293,10 +293,10 @@ def _canonical(value):
         return sorted((_canonical(item) for item in value), key=repr)
     if isinstance(value, dict):
         return sorted(((_canonical(k), _canonical(v)) for k, v in value.items()), key=repr)
-    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
-        return type(value)(_canonical(item) for item in value)
     if hasattr(value, "_fields"):  # a NamedTuple: its type's name and its fields
         return (type(value).__name__, *(_canonical(item) for item in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_canonical(item) for item in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return (type(value).__name__, *(_canonical(getattr(value, f.name)) for f in dataclasses.fields(value)))
     return value

@@ -325,8 +325,7 @@ def _parameters_given_masks(ctx: FileContext) -> Iterable[tuple[tree_sitter.Node
         for index, argument in enumerate(call_arguments(call)):
             if index >= len(listed) or listed[index].id in seen:
                 continue
-            text = ctx.source.text(argument.start_byte, argument.end_byte)
-            if VarClass.MASK in ctx.device.expression_classes(argument) or ctx.device.vote_in(text):
+            if holds_a_vote(ctx, argument):
                 if (
                     listed[index].child_by_field_name("type") is not None
                     and listed[index].child_by_field_name("declarator") is not None
@@ -420,10 +419,9 @@ def _bit_ops(ctx: FileContext) -> Iterable[Finding]:
         if len(arguments) != 1:
             continue
         argument = arguments[0]
-        text = ctx.source.text(argument.start_byte, argument.end_byte)
         if block_rows(ctx).two_rows_at(call.start_byte):
             continue  # a 32-thread row's vote, 32 bits once WRP017 takes the row's half
-        if VarClass.MASK in ctx.device.expression_classes(argument) or ctx.device.vote_in(text):
+        if holds_a_vote(ctx, argument):
             yield _bit_op_finding(ctx, name, call, argument)
 
 
@@ -554,12 +552,14 @@ def _narrow_mask_variable(ctx: FileContext, node: tree_sitter.Node) -> tree_sitt
             continue
         sides = (parts[0], parts[2])
         for mine, other in (sides, sides[::-1]):
-            if ctx.source.text(mine.start_byte, mine.end_byte) == variable and _holds_a_vote(ctx, other):
+            if ctx.source.text(mine.start_byte, mine.end_byte) == variable and holds_a_vote(ctx, other):
                 return type_node
     return None
 
 
-def _holds_a_vote(ctx: FileContext, node: tree_sitter.Node) -> bool:
+def holds_a_vote(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """A lane mask by dataflow (a variable a vote was stored in), or an expression that calls a vote
+    or a wrapper of one."""
     if VarClass.MASK in ctx.device.expression_classes(node):
         return True
     return ctx.device.vote_in(ctx.source.text(node.start_byte, node.end_byte)) is not None

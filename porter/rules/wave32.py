@@ -36,6 +36,7 @@ from porter.rules.device import (
     shuffle_operands,
     unparenthesized,
 )
+from porter.rules.lane_mask import holds_a_vote
 from porter.rules.warp_size import (
     WARP_OPERATORS,
     is_lane_arithmetic,
@@ -328,14 +329,11 @@ def _is_all_64_lanes(ctx: FileContext, node: tree_sitter.Node) -> bool:
 
 
 def _is_vote(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """A vote's result itself, or a variable holding one (not an expression built from one)."""
     node = unparenthesized(node)
-    if node.type == "call_expression" or node.type == "identifier":
-        if VarClass.MASK in ctx.device.expression_classes(node):
-            return True
-    return (
-        node.type == "call_expression"
-        and ctx.device.vote_in(ctx.source.text(node.start_byte, node.end_byte)) is not None
-    )
+    if node.type == "identifier":  # by dataflow alone: a name is no call of a vote
+        return VarClass.MASK in ctx.device.expression_classes(node)
+    return node.type == "call_expression" and holds_a_vote(ctx, node)
 
 
 def _counts_a_vote(ctx: FileContext, node: tree_sitter.Node) -> bool:
