@@ -56,6 +56,10 @@ LAUNCHES = {
         "template <int BX, int BY>\nvoid rows(const float* a, float* b, int c) { dim3 block(BX, BY); centre<<<8, block>>>(a, b, c); }\n"
         "void go(const float* a, float* b, int c) { rows<32, 4>(a, b, c); }"
     ),
+    # named: a local bound once to 32, a file's constants of 32 that no warp operation takes as its width
+    "a local": "void go(const float* a, float* b, int c) { int tx = 32, ty = 4; dim3 block(tx, ty); centre<<<8, block>>>(a, b, c); }",
+    "a file constant": "#define WS 32\nvoid go(const float* a, float* b, int c) { centre<<<8, dim3(WS, 4)>>>(a, b, c); }",
+    "a file constant, bare": "constexpr int kRow = 32;\nvoid go(const float* a, float* b, int c) { centre<<<8, kRow>>>(a, b, c); }",
     "launcher template, bare x": (
         "template <int BX>\nvoid rows(const float* a, float* b, int c) { centre<<<8, BX>>>(a, b, c); }\n"
         "void go(const float* a, float* b, int c) { rows<32>(a, b, c); rows<32>(b, b, c); }"
@@ -72,7 +76,15 @@ def test_a_launch_with_rows_of_32_keeps_the_kernels_32s(tmp_path, launch):
 
 NOT_ROWS = {
     "64 wide": "void go(const float* a, float* b, int c) { centre<<<8, dim3(64, 4)>>>(a, b, c); }",
-    "a named width": "#define WS 32\nvoid go(const float* a, float* b, int c) { centre<<<8, dim3(WS, 4)>>>(a, b, c); }",
+    # a constant of 32 that one of the file's warp operations takes as its width: porter widens it,
+    # the block with it, and the kernel's warps fill the wider rows
+    "a named warp width": (
+        "#define WS 32\n__device__ int lane_id() { return threadIdx.x % WS; }\n"
+        "void go(const float* a, float* b, int c) { centre<<<8, dim3(WS, 4)>>>(a, b, c); }"
+    ),
+    "a local assigned again": (
+        "void go(const float* a, float* b, int c) { int tx = 32; if (c > 512) tx = 64; centre<<<8, dim3(tx, 4)>>>(a, b, c); }"
+    ),
     "x set after": "void go(const float* a, float* b, int c) { dim3 block(32, 4); block.x = c; centre<<<8, block>>>(a, b, c); }",
     "a launcher also given 64": (
         "template <int BX, int BY>\nvoid rows(const float* a, float* b, int c) { dim3 block(BX, BY); centre<<<8, block>>>(a, b, c); }\n"
@@ -85,7 +97,7 @@ NOT_ROWS = {
 
 
 @pytest.mark.parametrize("launch", NOT_ROWS, ids=list(NOT_ROWS))
-def test_a_block_that_is_not_32_literal_threads_wide_is_a_warp_as_before(tmp_path, launch):
+def test_a_block_not_known_to_be_32_threads_wide_is_a_warp_as_before(tmp_path, launch):
     found = findings(tmp_path, ROW_KERNEL + NOT_ROWS[launch])
     assert (6, "WRP002", "auto") in found and not any(rule in ("WRP016", "WRP017") for _, rule, _ in found)
 

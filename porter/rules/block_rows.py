@@ -10,16 +10,19 @@ What must change is each warp operation that reaches past its row: a shuffle fro
 other row, a vote over both.
 
 The evidence is the file's own, or the project's launches of its kernels: its launches (`<<<…>>>`, cudaLaunchKernel, hipLaunchKernelGGL,
-cudaLaunchKernelEx's `config.blockDim`) whose block's x is the literal 32 (a named constant may
-be a warp width porter widens, launch and kernel alike), or a template parameter of the launching
-function that every instantiation the file writes gives 32 (`launch<32, 4>` of a
+cudaLaunchKernelEx's `config.blockDim`) whose block's x is the literal 32, or a named constant of
+32 that porter leaves as written (a source file's own, which none of its warp operations takes as
+its width; one porter widens widens launch and kernel alike), or a template parameter of the
+launching function that every instantiation the file writes gives 32 (`launch<32, 4>` of a
 `dim3 block(BX, BY)`), and kernels that linearise their thread index with a row of 32. A kernel
 launched with any other width is not one.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -40,6 +43,7 @@ from porter.rules.device import (
 from porter.source import WORD_BYTES
 
 ROW = 32  # the threads of a row: one NVIDIA warp
+RowWidth = Callable[[str], bool]  # is this name, as a block's x, a row's 32?
 
 # a launch API's kernel argument and block argument, by position
 _LAUNCH_CALLS = {
@@ -178,14 +182,19 @@ def _launched_name(data: bytes, at: int) -> str | None:
     return data[index + 1 : end].decode() if end > index + 1 else None
 
 
-def _text_shape(data: bytes, at: int, block: str, since: int | None = None) -> tuple[int | None, bool] | None:
+def _text_shape(
+    data: bytes, at: int, block: str, since: int | None = None, row_width: RowWidth | None = None
+) -> tuple[int | None, bool] | None:
     """(x, one row) of a launch's block argument as written: a literal, `dim3(32, 8)`, or a `dim3`
-    variable declared between `since` (4 KiB before the launch unless given) and the launch."""
+    variable declared between `since` (4 KiB before the launch unless given) and the launch. A
+    name `row_width` accepts counts as 32."""
     block = block.strip()
     if _NUMBER.fullmatch(block):
         return literal_value(block), True
+    if row_width is not None and IDENT.fullmatch(block) and row_width(block):
+        return ROW, True
     extents = _dim3_extents(data, at, block, since)
-    return _components(extents) if extents is not None else None
+    return _components(extents, row_width) if extents is not None else None
 
 
 def _dim3_extents(data: bytes, at: int, block: str, since: int | None = None) -> str | None:
@@ -273,7 +282,10 @@ def _shape(ctx, node: tree_sitter.Node | None, at: tree_sitter.Node) -> tuple[in
     text = ctx.source.text(node.start_byte, node.end_byte)
     launcher = ctx.device.function_of(at)
     function = launcher.node
-    shape = _text_shape(ctx.source.data, at.start_byte, text, function.start_byte if function is not None else 0)
+    row_width = functools.partial(_row_width_named, ctx, at)
+    shape = _text_shape(
+        ctx.source.data, at.start_byte, text, function.start_byte if function is not None else 0, row_width
+    )
     if shape is None and node.type == "identifier":
         value = _local_value(ctx, text, at)
         if value is not None and value.type == "number_literal":
@@ -312,11 +324,37 @@ def _instantiated_shape(
             arguments[parameters.index(p)] if p in parameters and parameters.index(p) < len(arguments) else p
             for p in parts
         ]
-        shapes.append(_components(", ".join(given)))
+        shapes.append(_components(", ".join(given), functools.partial(_kept_row_width, ctx)))
     if not shapes:
         return None
     wide = next((shape for shape in shapes if shape[0] != ROW), None)
     return wide or (ROW, all(single for _, single in shapes))
+
+
+def _row_width_named(ctx, at: tree_sitter.Node, name: str) -> bool:
+    """A name a launch at `at` gives its block's x, that holds a row's 32 there: a local of the
+    launching function bound once to the literal (`int threads_x = 32; dim3 block(threads_x, 8)`)
+    and never assigned again, or a constant porter keeps at 32 (_kept_row_width)."""
+    value = _local_value(ctx, name, at)
+    if value is None:
+        return _kept_row_width(ctx, name)
+    if value.type != "number_literal" or literal_value(ctx.source.text(value.start_byte, value.end_byte)) != ROW:
+        return False
+    function = ctx.device.function_of(at).node
+    body = ctx.source.data[function.start_byte : function.end_byte]
+    return len(re.findall(rb"\b" + re.escape(name.encode()) + _ASSIGNED, body)) <= 1  # its initialiser alone
+
+
+_ASSIGNED = rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"  # `= 32`, `+= 32`, `<<= 1`; not `==`
+
+
+def _kept_row_width(ctx, name: str) -> bool:
+    """A named constant of 32 as a block's x: a row's width where porter leaves it at 32 (a file's
+    own constant no warp operation takes as its width). One porter widens to the wavefront widens
+    the block with the kernel's warps: no row then."""
+    from porter.rules.warp_size import kept_at_32  # warp_size reads this module's rows
+
+    return kept_at_32(ctx, name)
 
 
 def _template_arguments(name: str) -> list[str]:
@@ -324,10 +362,13 @@ def _template_arguments(name: str) -> list[str]:
     return _top_level_parts(name.split("<", 1)[1].rsplit(">", 1)[0])
 
 
-def _components(text: str) -> tuple[int | None, bool]:
-    """(x when a literal, the rest all 1) of `32, num_warps` or `32, 1, 1`."""
+def _components(text: str, row_width: RowWidth | None = None) -> tuple[int | None, bool]:
+    """(x when a literal, or 32 when a name `row_width` accepts; the rest all 1) of `32, num_warps`
+    or `32, 1, 1`."""
     parts = _top_level_parts(text)
     x = literal_value(parts[0]) if re.fullmatch(r"\d+[uU]?", parts[0] or "") else None
+    if x is None and row_width is not None and IDENT.fullmatch(parts[0] or "") and row_width(parts[0]):
+        x = ROW
     return x, all(literal_value(part) == 1 for part in parts[1:])
 
 
@@ -422,12 +463,16 @@ def _rows_of_32(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> bool:
 
 def _row_width(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> bool:
     """A literal 32, or a constant of the kernel's own bound to one (`constexpr unsigned warp_size = 32`):
-    a width the launch matches with its own 32. `warpSize` follows the wavefront, and a project's
-    warp-width constant is widened launch and kernel alike: neither makes a row."""
+    a width the launch matches with its own 32, or a file's constant of 32 that porter leaves as
+    written. `warpSize` follows the wavefront, and a project's warp-width constant is widened launch
+    and kernel alike: neither makes a row."""
     node = unparenthesized(node)
     if node.type == "identifier":
-        bound = _local_value(ctx, ctx.source.text(node.start_byte, node.end_byte), at)
-        node = unparenthesized(bound) if bound is not None else node
+        name = ctx.source.text(node.start_byte, node.end_byte)
+        bound = _local_value(ctx, name, at)
+        if bound is None:
+            return _kept_row_width(ctx, name)
+        node = unparenthesized(bound)
     if node.type != "number_literal":
         return False
     return literal_value(ctx.source.text(node.start_byte, node.end_byte)) == ROW

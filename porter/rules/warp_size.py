@@ -17,7 +17,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures, define_names, identifiers_named, initializers
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.block_rows import ROW, BlockRows, block_rows, row_count_names, short_name
+from porter.rules.block_rows import ROW, block_rows, row_count_names, short_name
 from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.device import (
     IDENT,
@@ -452,13 +452,36 @@ def device_uses(ctx: FileContext) -> list[Finding]:
     return ctx.once("warp-width uses", lambda: _with_host_fixes_applied(list(_all_uses(ctx))))
 
 
+def _raw_uses(ctx: FileContext) -> list[Finding]:
+    """Every use of a 32-lane width the file writes, before its row kernels and 64-lane functions
+    are set apart (_all_uses), worked out once."""
+
+    def find() -> list[Finding]:
+        if not search_fast(ctx.source.data, _MAY_ASSUME_32_NEEDLES, _MAY_ASSUME_32):
+            return []
+        return [*_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx), *_template_widths(ctx)]
+
+    return ctx.once("raw warp-width uses", find)
+
+
+def kept_at_32(ctx: FileContext, name: str) -> bool:
+    """Does porter leave this constant of 32 as written, whatever its kernels' warps? So it does a
+    source file's own constant (no other file sees it) that none of the file's warp operations uses
+    as a warp width (nor a tile's): `constexpr int kRowThreads = 32;` beside a `WARP_SIZE` the
+    shuffles take. A header's constant may be claimed by any file of the project: not known here."""
+    if ctx.shared_constants.get(name) != 32 or _constant_key(ctx, name) != f"warp-width:{name}@{ctx.source.rel}":
+        return False
+    cited = {cited for use in [*_raw_uses(ctx), *_tiles(ctx)] for cited in _cited(ctx, use)}
+    return name not in cited
+
+
 def _all_uses(ctx: FileContext) -> Iterable[Finding]:
-    if not search_fast(ctx.source.data, _MAY_ASSUME_32_NEEDLES, _MAY_ASSUME_32):
+    uses = _raw_uses(ctx)
+    if not uses:
         return
-    uses = [*_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx), *_template_widths(ctx)]
-    written_for_64 = _functions_naming_upper_lanes(ctx) if uses else []
-    rows = block_rows(ctx) if uses else BlockRows()
-    groups = _group_widths(ctx) if uses else set()
+    written_for_64 = _functions_naming_upper_lanes(ctx)
+    rows = block_rows(ctx)
+    groups = _group_widths(ctx)
     for finding in uses:
         start = finding.span.start_byte
         if finding.rule == HOST_WARPS_PER_BLOCK.id:
