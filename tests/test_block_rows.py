@@ -1,4 +1,4 @@
-"""Kernels whose blocks are 32 threads wide (porter.rules.block_rows): their 32s are a row's width,
+"""Kernels whose blocks are rows of 32 threads (porter.rules.block_rows): their 32s are a row's width,
 right on a 64-lane wavefront where two rows share one; porter widens none of them, gives the
 shuffles that could leave a row a width of 32 (WRP016) and says where a vote spans two rows (WRP017).
 
@@ -242,3 +242,82 @@ void go(const float* x, float* y) {
 """
     found = findings(tmp_path, text)
     assert (8, "WRP002", "auto") in found and not any(line == 7 and rule == "WRP002" for line, rule, _ in found)
+
+
+# "one warp per row" in a one-dimensional block: each 32 threads take a row, R rows to a block
+WARP_ROWS = """
+#define ROWS 8
+__global__ void row_max(const float* x, float* y, int rows, int cols) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int row = blockIdx.x * ROWS + warp;
+  float m = -1e30f;
+  for (int c = lane; c < cols; c += 32) m = fmaxf(m, x[row * cols + c]);
+  for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
+  y[row] = __shfl_sync(0xffffffff, m, 0);
+}
+"""
+WARP_ROW_LAUNCHES = {
+    "rows times 32": "void go(const float* x, float* y, int r, int c) { row_max<<<r / ROWS, ROWS * 32>>>(x, y, r, c); }",
+    "a literal": "void go(const float* x, float* y, int r, int c) { row_max<<<r / ROWS, 256>>>(x, y, r, c); }",
+    "a constant of the file": (
+        "constexpr int kThreads = 32 * ROWS;\n"
+        "void go(const float* x, float* y, int r, int c) { row_max<<<r / ROWS, dim3(kThreads)>>>(x, y, r, c); }"
+    ),
+}
+
+
+@pytest.mark.parametrize("launch", WARP_ROW_LAUNCHES, ids=list(WARP_ROW_LAUNCHES))
+def test_a_block_of_rows_of_32_indexed_by_warp_keeps_its_32s(tmp_path, launch):
+    """flashinfer's MLA K/V pack: `token = blockIdx.x * kWarpsPerBlock + (threadIdx.x >> 5)`,
+    launched with `32 * kWarpsPerBlock` threads. Widened, the kernel would take 4 rows of the 8 its
+    block is given; kept, only the shuffles that could leave a row change (the broadcast's width)."""
+    found = findings(tmp_path, WARP_ROWS + WARP_ROW_LAUNCHES[launch])
+    assert [(line, rule) for line, rule, _ in found] == [(8, "MSK001"), (9, "MSK001"), (9, "WRP016")]
+
+
+WARP_ROWS_NOT = {
+    "launched wider than its rows": "void go(const float* x, float* y, int r, int c) { row_max<<<r / ROWS, 512>>>(x, y, r, c); }",
+    # a warp width porter widens, in the kernel (`% WS`) and so in the launch: both follow the wavefront
+    "a warp width both sides share": (
+        "#define WS 32\n__device__ int lane_id() { return threadIdx.x % WS; }\n"
+        "void go(const float* x, float* y, int r, int c) { row_max<<<r / ROWS, ROWS * WS>>>(x, y, r, c); }"
+    ),
+    "no launch in the file": "",
+}
+
+
+@pytest.mark.parametrize("launch", WARP_ROWS_NOT, ids=list(WARP_ROWS_NOT))
+def test_a_warp_indexed_kernel_without_a_matching_launch_is_widened_as_before(tmp_path, launch):
+    found = findings(tmp_path, WARP_ROWS + WARP_ROWS_NOT[launch])
+    assert (4, "WRP001", "auto") in found and not any(rule == "WRP016" for _, rule, _ in found)
+
+
+def test_rows_counted_by_the_block_width_are_no_evidence(tmp_path):
+    """`blockIdx.x * (blockDim.x / 32) + warp`: the rows per block follow the block and the warp
+    width alike, so widening both stays consistent (and is what porter does)."""
+    text = WARP_ROWS.replace("blockIdx.x * ROWS", "blockIdx.x * (blockDim.x / 32)") + WARP_ROW_LAUNCHES["a literal"]
+    assert (4, "WRP001", "auto") in findings(tmp_path, text)
+
+
+BOUNDED = """
+__device__ __forceinline__ int uniform(int x) { return __shfl_sync(0xffffffff, x, 0); }
+__global__ __launch_bounds__(BOUND) void gather(const float* x, float* y, int tokens) {
+  const int tid = threadIdx.x;
+  const int warp = uniform(tid / 32), lane = tid % 32;
+  const int token = blockIdx.x * 8 + warp;
+  if (token >= tokens) return;
+  y[token * 32 + lane] = __shfl_sync(0xffffffff, x[token * 32 + lane], lane & 7);
+}
+"""
+
+
+def test_a_kernel_bounded_at_its_rows_of_32_keeps_its_32s_without_a_launch_in_sight(tmp_path):
+    """flashinfer's generated DSv4 rope-insert kernels: `__launch_bounds__(256)`,
+    `warp = make_warp_uniform(tid / 32)`, `blockIdx.x * 8 + warp`, launched from Python. The block
+    holds its 8 rows of 32 (a launch porter widened past the bound would not start): the 32s stay
+    and the broadcast gets its row's width. Bounded at 512, the rows per block say nothing."""
+    kept = findings(tmp_path, BOUNDED.replace("BOUND", "256"))
+    assert not any(rule == "WRP001" for _, rule, _ in kept)
+    assert (8, "WRP016", "auto") in kept
+    wider = findings(tmp_path, BOUNDED.replace("BOUND", "512"))
+    assert (5, "WRP001", "auto") in wider and not any(rule == "WRP016" for _, rule, _ in wider)

@@ -2,7 +2,8 @@
 
 `dim3 block(32, 8)` with `threadIdx.x` as the lane and `threadIdx.y` as the warp, `<<<n, 32>>>`,
 a thread index linearised as `threadIdx.x + threadIdx.y * 32`: the block is 32 threads wide,
-whatever the warp width. On a 64-lane wavefront two such rows share a wavefront (a block of one
+whatever the warp width. "One warp per row" in a one-dimensional block is the same: each 32
+threads take a row (`blockIdx.x * R + threadIdx.x / 32`), R rows to a block of R * 32 threads. On a 64-lane wavefront two such rows share a wavefront (a block of one
 row fills half of one). The kernel's 32s are then the row's width and right as written: widening
 them (a ladder from 32, a stride of 64) mixes two rows' values or reads lanes that do not run
 (flashinfer's RMSNorm, torch-scatter's segment kernels, llama.cpp's `<<<nb, 32>>>` dequantisers).
@@ -10,12 +11,14 @@ What must change is each warp operation that reaches past its row: a shuffle fro
 other row, a vote over both.
 
 The evidence is the file's own, or the project's launches of its kernels: its launches (`<<<…>>>`, cudaLaunchKernel, hipLaunchKernelGGL,
-cudaLaunchKernelEx's `config.blockDim`) whose block's x is the literal 32, or a named constant of
-32 that porter leaves as written (a source file's own, which none of its warp operations takes as
-its width; one porter widens widens launch and kernel alike), or a template parameter of the
-launching function that every instantiation the file writes gives 32 (`launch<32, 4>` of a
-`dim3 block(BX, BY)`), and kernels that linearise their thread index with a row of 32. A kernel
-launched with any other width is not one.
+cudaLaunchKernelEx's `config.blockDim`) whose block's x is 32: a literal, a launcher's local bound
+once to one, a named constant of 32 that porter leaves as written (a source file's own, which none
+of its warp operations takes as its width; one porter widens widens launch and kernel alike), or a
+template parameter of the launching function that every instantiation the file writes gives 32
+(`launch<32, 4>` of a `dim3 block(BX, BY)`); kernels that linearise their thread index with a row
+of 32; and kernels that take R rows of 32 to a block, launched with R * 32 threads (written with
+literals and kept constants) or bounded at them by `__launch_bounds__`. A kernel launched with any
+other width is not one.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from porter.parse import captures, initializers
+from porter.rules.consteval import evaluate
 from porter.rules.device import (
     IDENT,
     FunctionInfo,
@@ -43,7 +47,7 @@ from porter.rules.device import (
 from porter.source import WORD_BYTES
 
 ROW = 32  # the threads of a row: one NVIDIA warp
-RowWidth = Callable[[str], bool]  # is this name, as a block's x, a row's 32?
+Extent = Callable[[str], int | None]  # the value of a block extent written with names, where known
 
 # a launch API's kernel argument and block argument, by position
 _LAUNCH_CALLS = {
@@ -54,12 +58,20 @@ _LAUNCH_CALLS = {
     "hipLaunchKernelGGL": (0, 2),
 }
 _LAUNCH_EX = ("cudaLaunchKernelEx", "hipLaunchKernelExC", "cudaLaunchKernelExC")
-_NEEDLES = (b"<<<", b"threadIdx.y", b"LaunchKernel", b"+= 32", b"+=32")  # launches, 2-D blocks, strides
+_NEEDLES = (
+    b"<<<",
+    b"threadIdx.y",
+    b"LaunchKernel",
+    b"+= 32",
+    b"+=32",
+    b"__launch_bounds__",
+)  # launches, 2-D blocks, strides, bounds
 _DIM3 = re.compile(rb"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
 _KERNEL_REFERENCE = re.compile(
     r"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<[^>]*>\s*\()?[\s(&*]*([\w:]+)"
 )
 _X_THREAD = re.compile(r"^(?:\(\s*\w+\s*\)|static_cast<\w+>\()?\s*threadIdx\.x\s*\)?$")
+_BLOCK_INDEX = re.compile(r"^(?:\(\s*\w+\s*\)|static_cast<\w+>\()?\s*blockIdx\.[xyz]\s*\)?$")
 _Y_THREAD = re.compile(r"^(?:\(\s*\w+\s*\)|static_cast<\w+>\()?\s*threadIdx\.y\s*\)?$")
 
 
@@ -110,7 +122,9 @@ def _find(ctx) -> BlockRows:
         if seen:
             if all(x == ROW for x, _ in seen):
                 rows[name] = all(single for _, single in seen)
-        elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info):
+            elif (count := _rows_of_warps(ctx, info)) and all(x == count * ROW and single for x, single in seen):
+                rows[name] = False  # `<<<g, R * 32>>>` of a kernel that takes R rows of 32 to a block
+        elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info) or _bounded_rows_of_warps(ctx, info):
             rows[name] = False
         elif name in ctx.project_row_launches:  # launched from another of the project's files
             rows[name] = ctx.project_row_launches[name]
@@ -183,18 +197,18 @@ def _launched_name(data: bytes, at: int) -> str | None:
 
 
 def _text_shape(
-    data: bytes, at: int, block: str, since: int | None = None, row_width: RowWidth | None = None
+    data: bytes, at: int, block: str, since: int | None = None, extent: Extent | None = None
 ) -> tuple[int | None, bool] | None:
     """(x, one row) of a launch's block argument as written: a literal, `dim3(32, 8)`, or a `dim3`
     variable declared between `since` (4 KiB before the launch unless given) and the launch. A
-    name `row_width` accepts counts as 32."""
+    block written with names has the value `extent` gives it."""
     block = block.strip()
     if _NUMBER.fullmatch(block):
         return literal_value(block), True
-    if row_width is not None and IDENT.fullmatch(block) and row_width(block):
-        return ROW, True
+    if extent is not None and (value := extent(block)) is not None:
+        return value, True  # `threads`, `WARPS_PER_BLOCK * 32`: one extent, its value known
     extents = _dim3_extents(data, at, block, since)
-    return _components(extents, row_width) if extents is not None else None
+    return _components(extents, extent) if extents is not None else None
 
 
 def _dim3_extents(data: bytes, at: int, block: str, since: int | None = None) -> str | None:
@@ -282,9 +296,9 @@ def _shape(ctx, node: tree_sitter.Node | None, at: tree_sitter.Node) -> tuple[in
     text = ctx.source.text(node.start_byte, node.end_byte)
     launcher = ctx.device.function_of(at)
     function = launcher.node
-    row_width = functools.partial(_row_width_named, ctx, at)
+    extent = functools.partial(_extent_value, ctx, at)
     shape = _text_shape(
-        ctx.source.data, at.start_byte, text, function.start_byte if function is not None else 0, row_width
+        ctx.source.data, at.start_byte, text, function.start_byte if function is not None else 0, extent
     )
     if shape is None and node.type == "identifier":
         value = _local_value(ctx, text, at)
@@ -324,37 +338,49 @@ def _instantiated_shape(
             arguments[parameters.index(p)] if p in parameters and parameters.index(p) < len(arguments) else p
             for p in parts
         ]
-        shapes.append(_components(", ".join(given), functools.partial(_kept_row_width, ctx)))
+        shapes.append(_components(", ".join(given), functools.partial(_extent_value, ctx, call)))
     if not shapes:
         return None
     wide = next((shape for shape in shapes if shape[0] != ROW), None)
     return wide or (ROW, all(single for _, single in shapes))
 
 
-def _row_width_named(ctx, at: tree_sitter.Node, name: str) -> bool:
-    """A name a launch at `at` gives its block's x, that holds a row's 32 there: a local of the
-    launching function bound once to the literal (`int threads_x = 32; dim3 block(threads_x, 8)`)
-    and never assigned again, or a constant porter keeps at 32 (_kept_row_width)."""
+def _extent_value(ctx, at: tree_sitter.Node, text: str) -> int | None:
+    """The value of a block extent a launch at `at` writes with names, where each name keeps its
+    value in the port: a local of the launching function bound once to a literal
+    (`int threads_x = 32; dim3 block(threads_x, 8)`) and never assigned again, or a constant of the
+    file's that porter leaves as written (`WARPS_PER_BLOCK * 32`, `dim3(kRowThreads, kRows)`). A
+    constant porter widens to the wavefront widens the block with the kernel's warps: not known."""
+    values = {}
+    for name in set(IDENT.findall(text)):
+        value = _bound_literal(ctx, at, name)
+        if value is None:
+            value = _kept_value(ctx, name)
+        if value is None:
+            return None
+        values[name] = value
+    return evaluate(text, values)
+
+
+def _bound_literal(ctx, at: tree_sitter.Node, name: str) -> int | None:
+    """The literal a local of the function around `at` is initialised with, where nothing assigns it again."""
     value = _local_value(ctx, name, at)
-    if value is None:
-        return _kept_row_width(ctx, name)
-    if value.type != "number_literal" or literal_value(ctx.source.text(value.start_byte, value.end_byte)) != ROW:
-        return False
+    if value is None or value.type != "number_literal":
+        return None
     function = ctx.device.function_of(at).node
     body = ctx.source.data[function.start_byte : function.end_byte]
-    return len(re.findall(rb"\b" + re.escape(name.encode()) + _ASSIGNED, body)) <= 1  # its initialiser alone
+    if len(re.findall(rb"\b" + re.escape(name.encode()) + _ASSIGNED, body)) > 1:
+        return None  # its initialiser's `=`, and another
+    return literal_value(ctx.source.text(value.start_byte, value.end_byte))
 
 
 _ASSIGNED = rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"  # `= 32`, `+= 32`, `<<= 1`; not `==`
 
 
-def _kept_row_width(ctx, name: str) -> bool:
-    """A named constant of 32 as a block's x: a row's width where porter leaves it at 32 (a file's
-    own constant no warp operation takes as its width). One porter widens to the wavefront widens
-    the block with the kernel's warps: no row then."""
-    from porter.rules.warp_size import kept_at_32  # warp_size reads this module's rows
+def _kept_value(ctx, name: str) -> int | None:
+    from porter.rules.warp_size import kept_value  # warp_size reads this module's rows
 
-    return kept_at_32(ctx, name)
+    return kept_value(ctx, name)
 
 
 def _template_arguments(name: str) -> list[str]:
@@ -362,13 +388,13 @@ def _template_arguments(name: str) -> list[str]:
     return _top_level_parts(name.split("<", 1)[1].rsplit(">", 1)[0])
 
 
-def _components(text: str, row_width: RowWidth | None = None) -> tuple[int | None, bool]:
-    """(x when a literal, or 32 when a name `row_width` accepts; the rest all 1) of `32, num_warps`
-    or `32, 1, 1`."""
+def _components(text: str, extent: Extent | None = None) -> tuple[int | None, bool]:
+    """(x when a literal, or written with names `extent` knows the value of; the rest all 1) of
+    `32, num_warps` or `32, 1, 1`."""
     parts = _top_level_parts(text)
     x = literal_value(parts[0]) if re.fullmatch(r"\d+[uU]?", parts[0] or "") else None
-    if x is None and row_width is not None and IDENT.fullmatch(parts[0] or "") and row_width(parts[0]):
-        x = ROW
+    if x is None and extent is not None and parts[0]:
+        x = extent(parts[0])
     return x, all(literal_value(part) == 1 for part in parts[1:])
 
 
@@ -412,6 +438,76 @@ def _initialised(ctx) -> dict[str, list[tuple[int, tree_sitter.Node]]]:
 
 
 # -- a thread index linearised over rows of 32 -----------------------------------------------------
+
+
+def _rows_of_warps(ctx, kernel: FunctionInfo) -> int | None:
+    """R, where the kernel indexes its work by `blockIdx.x * R + threadIdx.x / 32` (`>> 5`, through
+    locals, either order) with R a literal or a constant that keeps its value in the port: each
+    32 threads of the block take a row, R to a block. Launched with R * 32 threads, the block is R
+    rows of 32 and its 32s are the rows' width; widened to 64 lanes, the kernel would take R / 2
+    rows and leave the rest undone."""
+    if b"blockIdx" not in ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]:
+        return None
+    for node in captures("(binary_expression) @b", kernel.node).get("b", []):
+        parts = binary_parts(node, ctx.source)
+        if parts is None or parts[1] != "+":
+            continue
+        for base, warp in ((parts[0], parts[2]), (parts[2], parts[0])):
+            count = _blocks_of_rows(ctx, base, node)
+            if count is not None and count > 1 and _warp_index(ctx, warp, node):
+                return count
+    return None
+
+
+def _bounded_rows_of_warps(ctx, kernel: FunctionInfo) -> bool:
+    """A kernel that takes R rows of 32 to a block (_rows_of_warps) and bounds its block at R * 32
+    threads (`__launch_bounds__(256)`, R = 8), launched where the file does not show: the block
+    holds its R rows (fewer threads would leave rows undone on NVIDIA too), and a launch porter
+    widened past the bound would not start, so the 32s stay the rows' width."""
+    bounds = next((c for c in kernel.node.children if c.type == "launch_bounds"), None)
+    arguments = [a for a in bounds.named_children if a.type != "comment"] if bounds is not None else []
+    if not arguments:
+        return False
+    count = _rows_of_warps(ctx, kernel)
+    bound = _extent_value(ctx, kernel.node, ctx.source.text(arguments[0].start_byte, arguments[0].end_byte))
+    return count is not None and bound == count * ROW
+
+
+def _blocks_of_rows(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> int | None:
+    """R of `blockIdx.x * R` (either order), R a literal or a constant kept in the port."""
+    node = unparenthesized(node)
+    parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
+    if parts is None or parts[1] != "*":
+        return None
+    for block, count in ((parts[0], parts[2]), (parts[2], parts[0])):
+        if _is_thread(ctx, block, _BLOCK_INDEX, at):
+            count = unparenthesized(count)
+            text = ctx.source.text(count.start_byte, count.end_byte)
+            if count.type == "number_literal":
+                return literal_value(text)
+            return _kept_value(ctx, text) if count.type == "identifier" else None
+    return None
+
+
+def _warp_index(ctx, node: tree_sitter.Node, at: tree_sitter.Node, hops: int = 3) -> bool:
+    """`threadIdx.x / 32` or `threadIdx.x >> 5`, or a local bound to one, or to a call given one
+    alone (`make_warp_uniform(tid / 32)`: the index made uniform across the warp)."""
+    node = unparenthesized(node)
+    if node.type == "identifier" and hops:
+        value = _local_value(ctx, ctx.source.text(node.start_byte, node.end_byte), at)
+        return value is not None and _warp_index(ctx, value, at, hops - 1)
+    if node.type == "call_expression" and hops:
+        arguments = call_arguments(node)
+        return len(arguments) == 1 and _warp_index(ctx, arguments[0], at, hops - 1)
+    parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
+    if parts is None or (parts[1], _literal(ctx, parts[2])) not in (("/", ROW), (">>", 5)):
+        return False
+    return _is_thread(ctx, parts[0], _X_THREAD, at)
+
+
+def _literal(ctx, node: tree_sitter.Node) -> int | None:
+    node = unparenthesized(node)
+    return literal_value(ctx.source.text(node.start_byte, node.end_byte)) if node.type == "number_literal" else None
 
 
 def _linearised_by_rows(ctx, kernel: FunctionInfo) -> bool:
@@ -471,7 +567,7 @@ def _row_width(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> bool:
         name = ctx.source.text(node.start_byte, node.end_byte)
         bound = _local_value(ctx, name, at)
         if bound is None:
-            return _kept_row_width(ctx, name)
+            return _kept_value(ctx, name) == ROW
         node = unparenthesized(bound)
     if node.type != "number_literal":
         return False

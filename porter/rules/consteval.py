@@ -171,6 +171,24 @@ def file_constants(
     wavefront on ROCm) holds no one value: it is no constant here."""
     if root is None:
         return dict(inherited or {})
+    definitions = constant_definitions(source, root)
+    constants: dict[str, int] = dict(inherited or {})
+    own: set[str] = set()
+    if per_platform is not None:
+        own = _defined_per_platform(definitions, per_platform)
+        for name in own:
+            constants.pop(name, None)
+    for _, name, text in sorted(definitions):
+        value = evaluate(text, constants)
+        if value is not None and name not in own:
+            constants[name] = value
+            own.add(name)
+    return constants
+
+
+def constant_definitions(source: SourceFile, root: tree_sitter.Node) -> list[tuple[int, str, str]]:
+    """(where, name, value as written) of each constant the file defines: an object-like `#define`,
+    a `const`/`constexpr` initialised declarator, an enumerator given a value."""
     definitions: list[tuple[int, str, str]] = []
     for name_node in _define_names(root):
         value = name_node.parent.child_by_field_name("value")
@@ -186,18 +204,7 @@ def file_constants(
         name, value = enumerator.child_by_field_name("name"), enumerator.child_by_field_name("value")
         if name is not None and value is not None:
             definitions.append((enumerator.start_byte, _text(source, name), _text(source, value)))
-    constants: dict[str, int] = dict(inherited or {})
-    own: set[str] = set()
-    if per_platform is not None:
-        own = _defined_per_platform(definitions, per_platform)
-        for name in own:
-            constants.pop(name, None)
-    for _, name, text in sorted(definitions):
-        value = evaluate(text, constants)
-        if value is not None and name not in own:
-            constants[name] = value
-            own.add(name)
-    return constants
+    return definitions
 
 
 def _defined_per_platform(definitions: list[tuple[int, str, str]], per_platform: Callable[[int], bool]) -> set[str]:

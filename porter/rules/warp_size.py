@@ -18,7 +18,7 @@ from porter.parse import captures, define_names, identifiers_named, initializers
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import ROW, block_rows, row_count_names, short_name
-from porter.rules.consteval import HEADER_SUFFIXES
+from porter.rules.consteval import HEADER_SUFFIXES, constant_definitions
 from porter.rules.device import (
     IDENT,
     SHUFFLE_CALLS,
@@ -306,10 +306,11 @@ ROW_SHUFFLE = Rule(
     audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
-    summary="Shuffle without a width in a kernel whose block is 32 threads wide",
+    summary="Shuffle without a width in a kernel whose block is rows of 32 threads",
     what=(
-        "In a kernel launched with blocks 32 threads wide (`dim3 block(32, 8)`, `<<<n, 32>>>`, a thread index "
-        "`threadIdx.x + threadIdx.y * 32`) and the device functions only such kernels call, finds `__shfl`, "
+        "In a kernel launched with blocks of 32-thread rows (`dim3 block(32, 8)`, `<<<n, 32>>>`, a thread index "
+        "`threadIdx.x + threadIdx.y * 32`, or `<<<n, R * 32>>>` of a kernel whose work is indexed "
+        "`blockIdx.x * R + threadIdx.x / 32`) and the device functions only such kernels call, finds `__shfl`, "
         "`__shfl_up` and `__shfl_down` calls (and their `_sync` forms) that give no width. The kernel's other 32s "
         "are its row's width and stay as they are: porter widens none of them there."
     ),
@@ -331,8 +332,8 @@ ROW_VOTE = Rule(
     fix=FixKind.AUTO,
     summary="Warp vote in a kernel whose 32-thread rows share a wavefront",
     what=(
-        "In a kernel launched with blocks 32 threads wide and more than one row (`dim3 block(32, 8)`, or a thread "
-        "index `threadIdx.x + threadIdx.y * 32`), finds `__ballot`, `__activemask` and `__match_*` calls and their "
+        "In a kernel launched with blocks of more than one 32-thread row (`dim3 block(32, 8)`, a thread "
+        "index `threadIdx.x + threadIdx.y * 32`, `<<<n, R * 32>>>` with work indexed `blockIdx.x * R + threadIdx.x / 32`), finds `__ballot`, `__activemask` and `__match_*` calls and their "
         "`_sync` forms, and `__any`/`__all` without a mask or with one other than all 32 lanes (that one becomes "
         "the row's lanes, and HIP's `__any_sync`/`__all_sync` then answer for each row apart)."
     ),
@@ -464,15 +465,46 @@ def _raw_uses(ctx: FileContext) -> list[Finding]:
     return ctx.once("raw warp-width uses", find)
 
 
-def kept_at_32(ctx: FileContext, name: str) -> bool:
-    """Does porter leave this constant of 32 as written, whatever its kernels' warps? So it does a
-    source file's own constant (no other file sees it) that none of the file's warp operations uses
-    as a warp width (nor a tile's): `constexpr int kRowThreads = 32;` beside a `WARP_SIZE` the
-    shuffles take. A header's constant may be claimed by any file of the project: not known here."""
-    if ctx.shared_constants.get(name) != 32 or _constant_key(ctx, name) != f"warp-width:{name}@{ctx.source.rel}":
-        return False
-    cited = {cited for use in [*_raw_uses(ctx), *_tiles(ctx)] for cited in _cited(ctx, use)}
-    return name not in cited
+def kept_value(ctx: FileContext, name: str, hops: int = 4) -> int | None:
+    """The value of a constant the file defines that porter leaves as written, with every constant
+    it is computed from: `constexpr int kRowThreads = 32;` beside a `WARP_SIZE` the shuffles take,
+    `#define THREADS (8 * 32)`. A constant of 32 (31, 16, 5) is left where it is the source file's
+    own and none of the file's warp operations (nor a tile) takes it as a warp width. None where
+    porter may change it, or where that is not known here: a header's constant of 32 may be claimed
+    by any file of the project, and one defined twice has no one text."""
+    value = ctx.shared_constants.get(name)
+    texts = _constant_texts(ctx).get(name)
+    if value is None or texts is None or len(texts) != 1 or hops == 0:
+        return None
+    if value in _WARP_CONSTANT_VALUES and (
+        _constant_key(ctx, name) != f"warp-width:{name}@{ctx.source.rel}" or name in _warp_width_names(ctx)
+    ):
+        return None
+    for word in set(IDENT.findall(next(iter(texts)))) - {name}:
+        if word in ctx.shared_constants and kept_value(ctx, word, hops - 1) is None:
+            return None
+    return value
+
+
+def _constant_texts(ctx: FileContext) -> dict[str, set[str]]:
+    """Name → the values the file's definitions of it write."""
+
+    def group() -> dict[str, set[str]]:
+        texts: dict[str, set[str]] = {}
+        for _, name, text in constant_definitions(ctx.source, ctx.parsed.root):
+            texts.setdefault(name, set()).add(text.strip())
+        return texts
+
+    return ctx.once("constant texts", group)
+
+
+def _warp_width_names(ctx: FileContext) -> set[str]:
+    """The constants the file's warp operations and tiles take as a warp width, before row kernels
+    are set apart."""
+    return ctx.once(
+        "raw warp-width names",
+        lambda: {name for use in [*_raw_uses(ctx), *_tiles(ctx)] for name in _cited(ctx, use)},
+    )
 
 
 def _all_uses(ctx: FileContext) -> Iterable[Finding]:
@@ -494,7 +526,7 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
             yield dataclasses.replace(
                 finding,
                 fix=FixKind.SUGGESTED,
-                message=f"{finding.message}; `{kernel}` also calls this with blocks 32 threads wide, where the 32 is right: change it per caller",
+                message=f"{finding.message}; `{kernel}` also calls this with blocks of 32-thread rows, where the 32 is right: change it per caller",
             )
         else:
             yield finding
@@ -634,7 +666,7 @@ def _row_crossings(ctx: FileContext) -> Iterable[Finding]:
         )
         yield ROW_SHUFFLE.finding(
             ctx, call.start_byte, arguments.start_byte,
-            f"`{name}` in a kernel whose block is 32 threads wide: {where}, and without a width the shuffle reaches past the row",
+            f"`{name}` in a kernel whose block is rows of 32 threads: {where}, and without a width the shuffle reaches past the row",
             edits=(Edit(closing.start_byte, closing.start_byte, f", {ROW}".encode()),),
         )  # fmt: skip
     for name, call in ctx.device.calls_named(_ROW_VOTES):
@@ -646,7 +678,7 @@ def _row_crossings(ctx: FileContext) -> Iterable[Finding]:
         row_vote = portable.ROW_VOTES.get(name)
         yield ROW_VOTE.finding(
             ctx, call.start_byte, function.end_byte,
-            f"`{name}` in a kernel whose block is 32 threads wide: two rows share a 64-lane wavefront, and the vote covers both",
+            f"`{name}` in a kernel whose block is rows of 32 threads: two rows share a 64-lane wavefront, and the vote covers both",
             edits=(Edit(function.start_byte, function.end_byte, row_vote.encode()),) if row_vote else (),
             fix=FixKind.AUTO if row_vote else FixKind.MANUAL,
         )  # fmt: skip
