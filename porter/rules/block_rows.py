@@ -58,14 +58,7 @@ _LAUNCH_CALLS = {
     "hipLaunchKernelGGL": (0, 2),
 }
 _LAUNCH_EX = ("cudaLaunchKernelEx", "hipLaunchKernelExC", "cudaLaunchKernelExC")
-_NEEDLES = (
-    b"<<<",
-    b"threadIdx.y",
-    b"LaunchKernel",
-    b"+= 32",
-    b"+=32",
-    b"__launch_bounds__",
-)  # launches, 2-D blocks, strides, bounds
+_NEEDLES = (b"<<<", b"threadIdx.y", b"LaunchKernel", b"+= 32", b"+=32")  # launches, 2-D blocks, strides
 _DIM3 = re.compile(rb"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
 _KERNEL_REFERENCE = re.compile(
     r"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<[^>]*>\s*\()?[\s(&*]*([\w:]+)"
@@ -110,11 +103,15 @@ def _find(ctx) -> BlockRows:
     data = ctx.source.data
     if ctx.parsed.root is None:
         return BlockRows()
-    if not ctx.project_row_launches and not any(needle in data for needle in _NEEDLES):
+    launches_or_rows = ctx.project_row_launches or any(needle in data for needle in _NEEDLES)
+    if not launches_or_rows and b"__launch_bounds__" not in data:
         return BlockRows()
     kernels = {short_name(info.name): info for info in ctx.device.functions if info.is_kernel and info.node}
     if not kernels:
         return BlockRows()
+    if not launches_or_rows:  # bounds alone: the one-dimensional rows of warps they may bound
+        rows = {name: False for name, info in kernels.items() if _bounded_rows_of_warps(ctx, info)}
+        return _by_reach(ctx, kernels, rows) if rows else BlockRows()
     shapes = _launch_shapes(ctx)
     rows: dict[str, bool] = {}  # row kernel → every launch one row
     for name, info in kernels.items():
@@ -446,7 +443,8 @@ def _rows_of_warps(ctx, kernel: FunctionInfo) -> int | None:
     32 threads of the block take a row, R to a block. Launched with R * 32 threads, the block is R
     rows of 32 and its 32s are the rows' width; widened to 64 lanes, the kernel would take R / 2
     rows and leave the rest undone."""
-    if b"blockIdx" not in ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]:
+    text = ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]
+    if b"blockIdx" not in text or not _WARP_DIVISION.search(text):
         return None
     for node in captures("(binary_expression) @b", kernel.node).get("b", []):
         parts = binary_parts(node, ctx.source)
@@ -457,6 +455,9 @@ def _rows_of_warps(ctx, kernel: FunctionInfo) -> int | None:
             if count is not None and count > 1 and _warp_index(ctx, warp, node):
                 return count
     return None
+
+
+_WARP_DIVISION = re.compile(rb"/\s*32\b|>>\s*5\b")
 
 
 def _bounded_rows_of_warps(ctx, kernel: FunctionInfo) -> bool:

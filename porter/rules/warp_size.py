@@ -473,8 +473,10 @@ def kept_value(ctx: FileContext, name: str, hops: int = 4) -> int | None:
     porter may change it, or where that is not known here: a header's constant of 32 may be claimed
     by any file of the project, and one defined twice has no one text."""
     value = ctx.shared_constants.get(name)
+    if value is None or hops == 0:
+        return None
     texts = _constant_texts(ctx).get(name)
-    if value is None or texts is None or len(texts) != 1 or hops == 0:
+    if texts is None or len(texts) != 1:
         return None
     if value in _WARP_CONSTANT_VALUES and (
         _constant_key(ctx, name) != f"warp-width:{name}@{ctx.source.rel}" or name in _warp_width_names(ctx)
