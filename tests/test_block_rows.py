@@ -321,3 +321,28 @@ def test_a_kernel_bounded_at_its_rows_of_32_keeps_its_32s_without_a_launch_in_si
     assert (8, "WRP016", "auto") in kept
     wider = findings(tmp_path, BOUNDED.replace("BOUND", "512"))
     assert (5, "WRP001", "auto") in wider and not any(rule == "WRP016" for _, rule, _ in wider)
+
+
+GLOBAL_WARPS = """
+__global__ void row_max(const float* x, float* y, int rows, int cols) {
+  const int gwarp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  LOOP
+    float m = -1e30f;
+    for (int c = lane; c < cols; c += 32) m = fmaxf(m, x[row * cols + c]);
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
+    if (lane == 0) y[row] = m;
+  }
+}
+"""
+
+
+def test_a_warp_per_item_of_the_grid_keeps_its_32s_unless_it_strides_the_grid(tmp_path):
+    """flashinfer's ConcatMLAKKernel, CuPy's partition kernels: `(blockIdx.x * blockDim.x +
+    threadIdx.x) / 32` picks each 32 threads' item, and the host sizes the grid at 32 threads an
+    item; widened, the kernel would take half of them. A grid-stride loop over the warps covers
+    every item at any width: widened as before."""
+    one = findings(tmp_path, GLOBAL_WARPS.replace("LOOP", "{ const int row = gwarp; if (row >= rows) return;"))
+    assert not any(rule.startswith("WRP00") for _, rule, _ in one), one
+    strided = GLOBAL_WARPS.replace("LOOP", "for (int row = gwarp; row < rows; row += gridDim.x * blockDim.x / 32) {")
+    assert (3, "WRP001", "auto") in findings(tmp_path, strided)

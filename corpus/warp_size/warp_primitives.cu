@@ -3,7 +3,7 @@
 #include <cooperative_groups.h>  // expect: API005
 namespace cg = cooperative_groups;
 
-constexpr int kWarpSize = 32;  // expect: WRP006
+constexpr int kWarpSize = 32;  // the stride of global_warp_rows' 32-thread rows: right as written
 constexpr int kLog2WarpSize = 5;  // never used: a log2 of the warp width by its name only
 
 __device__ float last_lane_value(float v) {
@@ -11,7 +11,7 @@ __device__ float last_lane_value(float v) {
 }
 
 __device__ float butterfly_max(float v) {
-  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 16));  // expect: WRP002 SYN001 MSK001
+  v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 16));  // expect: SYN001 MSK001
   v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 8));  // expect: SYN001 MSK001
   v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 4));  // expect: SYN001 MSK001
   v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 2));  // expect: SYN001 MSK001
@@ -40,9 +40,12 @@ __global__ void tile_sum(const float* in, float* out) {
   if (warp.thread_rank() == 0) out[blockIdx.x] = v;
 }
 
+// Each 32 threads of the grid take a row, and the host launches 32 threads a row: widened, the
+// kernel would take half the rows it is launched for. Its 32s (and butterfly_max's, which only it
+// calls) are the rows' width and stay; on a 64-lane wavefront two rows share one.
 __global__ void global_warp_rows(const float* m, float* row_max, int rows, int cols) {
-  const int gwarp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;  // expect: WRP001
-  const int lane = threadIdx.x % 32;  // expect: WRP001
+  const int gwarp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
   if (gwarp >= rows) return;
   float best = -1e30f;
   for (int c = lane; c < cols; c += kWarpSize) best = fmaxf(best, m[gwarp * cols + c]);

@@ -16,9 +16,10 @@ once to one, a named constant of 32 that porter leaves as written (a source file
 of its warp operations takes as its width; one porter widens widens launch and kernel alike), or a
 template parameter of the launching function that every instantiation the file writes gives 32
 (`launch<32, 4>` of a `dim3 block(BX, BY)`); kernels that linearise their thread index with a row
-of 32; and kernels that take R rows of 32 to a block, launched with R * 32 threads (written with
-literals and kept constants) or bounded at them by `__launch_bounds__`. A kernel launched with any
-other width is not one.
+of 32; kernels that take R rows of 32 to a block, launched with R * 32 threads (written with
+literals and kept constants) or bounded at them by `__launch_bounds__`; and kernels whose every 32
+threads of the grid take an item, which the host sizes at 32 threads an item. A kernel launched
+with any other width is not one.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ _KERNEL_REFERENCE = re.compile(
     r"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<[^>]*>\s*\()?[\s(&*]*([\w:]+)"
 )
 _X_THREAD = re.compile(r"^(?:\(\s*\w+\s*\)|static_cast<\w+>\()?\s*threadIdx\.x\s*\)?$")
+_BLOCK_WIDTH = re.compile(r"^(?:\(\w+\)|static_cast<\w+>\()?blockDim\.x\)?$")
 _BLOCK_INDEX = re.compile(r"^(?:\(\s*\w+\s*\)|static_cast<\w+>\()?\s*blockIdx\.[xyz]\s*\)?$")
 _Y_THREAD = re.compile(r"^(?:\(\s*\w+\s*\)|static_cast<\w+>\()?\s*threadIdx\.y\s*\)?$")
 
@@ -104,13 +106,17 @@ def _find(ctx) -> BlockRows:
     if ctx.parsed.root is None:
         return BlockRows()
     launches_or_rows = ctx.project_row_launches or any(needle in data for needle in _NEEDLES)
-    if not launches_or_rows and b"__launch_bounds__" not in data:
+    if not launches_or_rows and b"__launch_bounds__" not in data and b"blockDim" not in data:
         return BlockRows()
     kernels = {short_name(info.name): info for info in ctx.device.functions if info.is_kernel and info.node}
     if not kernels:
         return BlockRows()
-    if not launches_or_rows:  # bounds alone: the one-dimensional rows of warps they may bound
-        rows = {name: False for name, info in kernels.items() if _bounded_rows_of_warps(ctx, info)}
+    if not launches_or_rows:  # no launch in sight: the kernels' own evidence of rows of warps
+        rows = {
+            name: False
+            for name, info in kernels.items()
+            if _bounded_rows_of_warps(ctx, info) or _warp_per_item(ctx, info)
+        }
         return _by_reach(ctx, kernels, rows) if rows else BlockRows()
     shapes = _launch_shapes(ctx)
     rows: dict[str, bool] = {}  # row kernel → every launch one row
@@ -121,7 +127,14 @@ def _find(ctx) -> BlockRows:
                 rows[name] = all(single for _, single in seen)
             elif (count := _rows_of_warps(ctx, info)) and all(x == count * ROW and single for x, single in seen):
                 rows[name] = False  # `<<<g, R * 32>>>` of a kernel that takes R rows of 32 to a block
-        elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info) or _bounded_rows_of_warps(ctx, info):
+            elif _warp_per_item(ctx, info):
+                rows[name] = False
+        elif (
+            _linearised_by_rows(ctx, info)
+            or _strides_rows(ctx, info)
+            or _bounded_rows_of_warps(ctx, info)
+            or _warp_per_item(ctx, info)
+        ):
             rows[name] = False
         elif name in ctx.project_row_launches:  # launched from another of the project's files
             rows[name] = ctx.project_row_launches[name]
@@ -472,6 +485,42 @@ def _bounded_rows_of_warps(ctx, kernel: FunctionInfo) -> bool:
     count = _rows_of_warps(ctx, kernel)
     bound = _extent_value(ctx, kernel.node, ctx.source.text(arguments[0].start_byte, arguments[0].end_byte))
     return count is not None and bound == count * ROW
+
+
+def _warp_per_item(ctx, kernel: FunctionInfo) -> bool:
+    """Does each 32 threads of the grid take one item, `(blockIdx.x * blockDim.x + threadIdx.x) / 32`
+    (`>> 5`, through locals) with no loop striding it across the grid? Then the host sizes the
+    grid at 32 threads an item (`rows * 32`); widened, the kernel would take half the items it is
+    launched for. With a grid-stride loop (`+= gridDim.x * blockDim.x / 32`) widening stays whole."""
+    text = ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]
+    if b"blockDim" not in text or b"gridDim" in text or not _WARP_DIVISION.search(text):
+        return False
+    for node in captures("(binary_expression) @b", kernel.node).get("b", []):
+        parts = binary_parts(node, ctx.source)
+        if parts is not None and (parts[1], _literal(ctx, parts[2])) in (("/", ROW), (">>", 5)):
+            if _global_thread(ctx, parts[0], node):
+                return True
+    return False
+
+
+def _global_thread(ctx, node: tree_sitter.Node, at: tree_sitter.Node, hops: int = 3) -> bool:
+    """`blockIdx.x * blockDim.x + threadIdx.x` (either order), or a local bound to it."""
+    node = unparenthesized(node)
+    if node.type == "identifier" and hops:
+        value = _local_value(ctx, ctx.source.text(node.start_byte, node.end_byte), at)
+        return value is not None and _global_thread(ctx, value, at, hops - 1)
+    parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
+    if parts is None or parts[1] != "+":
+        return False
+    for offset, thread in ((parts[0], parts[2]), (parts[2], parts[0])):
+        product = unparenthesized(offset)
+        factors = binary_parts(product, ctx.source) if product.type == "binary_expression" else None
+        if factors is None or factors[1] != "*" or not _is_thread(ctx, thread, _X_THREAD, at):
+            continue
+        texts = {re.sub(r"\s+", "", ctx.source.text(f.start_byte, f.end_byte)) for f in (factors[0], factors[2])}
+        if any(_BLOCK_INDEX.match(t) for t in texts) and any(_BLOCK_WIDTH.match(t) for t in texts):
+            return True
+    return False
 
 
 def _blocks_of_rows(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> int | None:
