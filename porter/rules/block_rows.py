@@ -3,8 +3,8 @@
 `dim3 block(32, 8)` with `threadIdx.x` as the lane and `threadIdx.y` as the warp, `<<<n, 32>>>`,
 a thread index linearised as `threadIdx.x + threadIdx.y * 32`: the block is 32 threads wide,
 whatever the warp width. "One warp per row" in a one-dimensional block is the same: each 32
-threads take a row (`blockIdx.x * R + threadIdx.x / 32`), R rows to a block of R * 32 threads. On a 64-lane wavefront two such rows share a wavefront (a block of one
-row fills half of one). The kernel's 32s are then the row's width and right as written: widening
+threads take a row (`blockIdx.x * R + threadIdx.x / 32`), R rows to a block of R * 32 threads.
+On a 64-lane wavefront two such rows share a wavefront (a block of one row fills half of one). The kernel's 32s are then the row's width and right as written: widening
 them (a ladder from 32, a stride of 64) mixes two rows' values or reads lanes that do not run
 (flashinfer's RMSNorm, torch-scatter's segment kernels, llama.cpp's `<<<nb, 32>>>` dequantisers).
 What must change is each warp operation that reaches past its row: a shuffle from a lane of the
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -459,15 +459,20 @@ def _rows_of_warps(ctx, kernel: FunctionInfo) -> int | None:
     text = ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]
     if b"blockIdx" not in text or not _WARP_DIVISION.search(text):
         return None
+    for node, base, warp in _sums(ctx, kernel):
+        count = _blocks_of_rows(ctx, base, node)
+        if count is not None and count > 1 and _warp_index(ctx, warp, node):
+            return count
+    return None
+
+
+def _sums(ctx, kernel: FunctionInfo) -> Iterator[tuple[tree_sitter.Node, tree_sitter.Node, tree_sitter.Node]]:
+    """Each `a + b` in the kernel, as (sum, a, b) and as (sum, b, a)."""
     for node in captures("(binary_expression) @b", kernel.node).get("b", []):
         parts = binary_parts(node, ctx.source)
-        if parts is None or parts[1] != "+":
-            continue
-        for base, warp in ((parts[0], parts[2]), (parts[2], parts[0])):
-            count = _blocks_of_rows(ctx, base, node)
-            if count is not None and count > 1 and _warp_index(ctx, warp, node):
-                return count
-    return None
+        if parts is not None and parts[1] == "+":
+            yield node, parts[0], parts[2]
+            yield node, parts[2], parts[0]
 
 
 _WARP_DIVISION = re.compile(rb"/\s*32\b|>>\s*5\b")
@@ -497,9 +502,8 @@ def _warp_per_item(ctx, kernel: FunctionInfo) -> bool:
         return False
     for node in captures("(binary_expression) @b", kernel.node).get("b", []):
         parts = binary_parts(node, ctx.source)
-        if parts is not None and (parts[1], _literal(ctx, parts[2])) in (("/", ROW), (">>", 5)):
-            if _global_thread(ctx, parts[0], node):
-                return True
+        if parts is not None and _per_warp(ctx, parts) and _global_thread(ctx, parts[0], node):
+            return True
     return False
 
 
@@ -550,28 +554,25 @@ def _warp_index(ctx, node: tree_sitter.Node, at: tree_sitter.Node, hops: int = 3
         arguments = call_arguments(node)
         return len(arguments) == 1 and _warp_index(ctx, arguments[0], at, hops - 1)
     parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
-    if parts is None or (parts[1], _literal(ctx, parts[2])) not in (("/", ROW), (">>", 5)):
+    return parts is not None and _per_warp(ctx, parts) and _is_thread(ctx, parts[0], _X_THREAD, at)
+
+
+def _per_warp(ctx, parts: tuple[tree_sitter.Node, str, tree_sitter.Node]) -> bool:
+    """`… / 32` or `… >> 5`, the literal written: an index counted in 32-thread warps."""
+    divisor = unparenthesized(parts[2])
+    if divisor.type != "number_literal":
         return False
-    return _is_thread(ctx, parts[0], _X_THREAD, at)
-
-
-def _literal(ctx, node: tree_sitter.Node) -> int | None:
-    node = unparenthesized(node)
-    return literal_value(ctx.source.text(node.start_byte, node.end_byte)) if node.type == "number_literal" else None
+    return (parts[1], literal_value(ctx.source.text(divisor.start_byte, divisor.end_byte))) in (("/", ROW), (">>", 5))
 
 
 def _linearised_by_rows(ctx, kernel: FunctionInfo) -> bool:
     """`threadIdx.x + threadIdx.y * 32` (through local copies, either order): the block is 32 wide."""
     if b"threadIdx.y" not in ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]:
         return False
-    for node in captures("(binary_expression) @b", kernel.node).get("b", []):
-        parts = binary_parts(node, ctx.source)
-        if parts is None or parts[1] != "+":
-            continue
-        for column, row in ((parts[0], parts[2]), (parts[2], parts[0])):
-            if _is_thread(ctx, column, _X_THREAD, node) and _rows_of_32(ctx, row, node):
-                return True
-    return False
+    return any(
+        _is_thread(ctx, column, _X_THREAD, node) and _rows_of_32(ctx, row, node)
+        for node, column, row in _sums(ctx, kernel)
+    )
 
 
 def _strides_rows(ctx, kernel: FunctionInfo) -> bool:
