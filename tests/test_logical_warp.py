@@ -134,3 +134,34 @@ def test_a_query_of_64_on_both_platforms_is_no_wavefront_query(tmp_path):
     tile = COMMON.replace("    return 32;\n#endif", "    return 64;\n#endif")
     _project(tmp_path, tile)
     assert ("common.cuh", 2, "WRP006") in _warp_findings(tmp_path)
+
+
+GATHERS = """#include "vendor.h"
+#include "common.cuh"
+
+static __global__ void pack_pairs(const float * x, float * y, const int n) {
+    const int i = blockDim.x * blockIdx.x + threadIdx.x;
+    const int lane = threadIdx.x % WARP_SIZE;
+    const float v = i < n ? x[i] : 0.0f;
+    const float odd = __shfl_sync(0xffffffff, v, (lane & ~1) + 1);
+    const float kept = __shfl_sync(0xffffffff, v, (lane & ~1) + 1, WARP_SIZE);
+    if ((lane & 1) == 0 && i < n) y[i / 2] = v + odd + kept;
+}
+
+static __global__ void broadcast(const float * x, float * y) {
+    y[threadIdx.x] = __shfl_sync(0xffffffff, x[threadIdx.x], 0);
+}
+"""
+
+
+def test_a_shuffle_without_a_width_where_lanes_count_the_logical_warp_gets_its_width(tmp_path):
+    """llama-cpp-turboquant's KV-cache writers (pull request 328): `lane = j % WARP_SIZE` with the
+    project's logical 32, then `__shfl_sync` without a width, which on wave64 reads the other
+    logical warp's lanes. The shuffle that gives WARP_SIZE, and a function whose lanes do not
+    count the logical warp, are left alone."""
+    _project(tmp_path, COMMON)
+    (tmp_path / "gathers.cu").write_text(GATHERS)
+    result = scan([tmp_path], Config(), deep=Deep.NEVER)
+    found = [f for f in result.findings if f.file == "gathers.cu" and f.category == "warp-size"]
+    assert [(f.span.line, f.rule) for f in found] == [(8, "WRP016")]
+    assert [edit.replacement for edit in found[0].edits] == [b", WARP_SIZE"]

@@ -42,3 +42,15 @@ __global__ void block_sums(const float* values, const float* scales, float* sums
     if (lane == 0) totals[blockIdx.x] = total + 0.0f * physical_warp_size();
   }
 }
+
+// Pairs of values packed by their logical warp's even lanes, each reading its odd neighbour
+// (a quantised KV-cache writer's shape: llama-cpp-turboquant pull request 328 gave such gathers
+// the width WARP_SIZE for wave64). Without a width the second logical warp of a 64-lane
+// wavefront reads the first's lanes; porter gives the shuffle the logical warp's width.
+__global__ void pair_sums(const float* values, float* pairs, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x % WARP_SIZE;
+  const float v = i < n ? values[i] : 0.0f;
+  const float odd = __shfl_sync(0xffffffff, v, (lane & ~1) + 1);  // expect: SYN001 WRP016 MSK001
+  if ((lane & 1) == 0 && i < n) pairs[i / 2] = v + 2.0f * odd;
+}

@@ -8,6 +8,7 @@ bitset index, a 32×32 tile or a loop over the bits of a uint32_t stays silent.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable
 
@@ -310,7 +311,8 @@ ROW_SHUFFLE = Rule(
     what=(
         "In a kernel launched with blocks of 32-thread rows (`dim3 block(32, 8)`, `<<<n, 32>>>`, a thread index "
         "`threadIdx.x + threadIdx.y * 32`, or `<<<n, R * 32>>>` of a kernel whose work is indexed "
-        "`blockIdx.x * R + threadIdx.x / 32`) and the device functions only such kernels call, finds `__shfl`, "
+        "`blockIdx.x * R + threadIdx.x / 32`) and the device functions only such kernels call, or in a function whose "
+        "lanes count a project's logical warp of 32 (`threadIdx.x % WARP_SIZE` with llama.cpp's WARP_SIZE), finds `__shfl`, "
         "`__shfl_up` and `__shfl_down` calls (and their `_sync` forms) that give no width. The kernel's other 32s "
         "are its row's width and stay as they are: porter widens none of them there."
     ),
@@ -445,6 +447,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from tiles
     _record_constant_roles(ctx, uses + tiles, host + guards)
     yield from _row_crossings(ctx)
+    yield from _logical_crossings(ctx)
 
 
 def device_uses(ctx: FileContext) -> list[Finding]:
@@ -644,6 +647,48 @@ def _row_mask(ctx: FileContext, mask: tree_sitter.Node | None) -> bool:
     if mask is None:
         return False
     return is_full_mask_32(ctx, mask) or ctx.source.text(mask.start_byte, mask.end_byte).strip() == portable.ROW_MASK
+
+
+def _logical_crossings(ctx: FileContext) -> Iterable[Finding]:
+    """Shuffles without a width in functions whose lanes count the project's logical warp of 32
+    (`lane = threadIdx.x % WARP_SIZE` with llama.cpp's WARP_SIZE, kept at 32): two such warps share
+    a 64-lane wavefront, and `__shfl_sync(m, v, lane & ~1)` in the second reads the first's lanes.
+    The width the project hands its other shuffles keeps each to its own 32."""
+    names = logical_names(ctx)
+    if not names or not mentions_any(ctx.source.data, names):
+        return
+    rows = block_rows(ctx)
+    for name, call in ctx.device.calls_named(SHUFFLE_CALLS):
+        if name.startswith("__shfl_xor") or rows.row_only_at(call.start_byte):
+            continue  # a butterfly's offsets stay below 32; a row kernel's shuffles are _row_crossings'
+        arguments = call.child_by_field_name("arguments")
+        if shuffle_operands(name, call)[1] is not None or arguments is None or arguments.child_count < 2:
+            continue
+        logical = _logical_lane_of(ctx, call, names)
+        if logical is None:
+            continue
+        closing = arguments.children[-1]
+        yield ROW_SHUFFLE.finding(
+            ctx, call.start_byte, arguments.start_byte,
+            f"`{name}` where lanes count the project's logical warp (`{logical}`, 32): two such warps share a 64-lane wavefront, and without a width the shuffle reaches past its warp",
+            edits=(Edit(closing.start_byte, closing.start_byte, f", {logical}".encode()),),
+        )  # fmt: skip
+
+
+def _logical_lane_of(ctx: FileContext, call: tree_sitter.Node, names: frozenset[str]) -> str | None:
+    """The logical warp's name where the function around `call` takes its lanes modulo it (`% WARP_SIZE`,
+    `& (WARP_SIZE - 1)`)."""
+    function = ctx.device.function_of(call).node
+    if function is None:
+        return None
+    text = ctx.source.data[function.start_byte : function.end_byte]
+    return next((name for name in sorted(names) if _lane_modulo(name).search(text)), None)
+
+
+@functools.cache
+def _lane_modulo(name: str) -> re.Pattern[bytes]:
+    word = re.escape(name.encode())
+    return re.compile(rb"%\s*" + word + rb"\b|&\s*\(\s*" + word + rb"\s*-\s*1\s*\)")
 
 
 _ROW_VOTES = (*VOTE_CALLS, "__any_sync", "__all_sync", "__any", "__all", "__match_all")
