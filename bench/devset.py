@@ -101,6 +101,9 @@ def render(counts: dict[str, Counter], files: int, seconds: float) -> str:
         "",
         f"row_blocks.cu (kernels whose blocks are 32 threads wide), against porter at {ROW_BLOCKS['commit']}:",
         f"{ROW_BLOCKS['result']} ({ROW_BLOCKS['why']}).",
+        "",
+        f"warp_per_row.hip (a HIP port's one warp per row in a one-dimensional block), against porter at {WARP_ROWS['commit']}:",
+        f"{WARP_ROWS['result']} ({WARP_ROWS['why']}).",
     ]
     return "\n".join(lines) + "\n"
 
@@ -134,6 +137,14 @@ ROW_BLOCKS = {
     "why": "the row's 32s widened: a kernel-local `row = 32` (WRP006), a ladder from 16 in a 32-thread block "
     "(WRP002), the host's count of rows (WRP008), whose automatic fixes made the port sum two rows; the shuffles "
     "that leave a row and the ballot over two rows unreported",
+}
+
+WARP_ROWS = {
+    "commit": "897b188",
+    "result": "warp-size recall 0/2, 3 false positives",
+    "why": "the rows' 32s widened: the ladder from 16 (WRP002), `threadIdx.x >> 5` and `& 31` (WRP001), whose "
+    "automatic fixes left half of each block's rows undone; the lane-0 broadcast that hands one row's total to "
+    "the next, and the ladder's shuffle, unreported",
 }
 
 # measured once, by hand, with the same files and porter at the commit before this work
