@@ -661,18 +661,23 @@ def _logical_crossings(ctx: FileContext) -> Iterable[Finding]:
     for name, call in ctx.device.calls_named(SHUFFLE_CALLS):
         if name.startswith("__shfl_xor") or rows.row_only_at(call.start_byte):
             continue  # a butterfly's offsets stay below 32; a row kernel's shuffles are _row_crossings'
-        arguments = call.child_by_field_name("arguments")
-        if shuffle_operands(name, call)[1] is not None or arguments is None or arguments.child_count < 2:
-            continue
-        logical = _logical_lane_of(ctx, call, names)
+        closing = _closing_without_width(name, call)
+        logical = _logical_lane_of(ctx, call, names) if closing is not None else None
         if logical is None:
             continue
-        closing = arguments.children[-1]
         yield ROW_SHUFFLE.finding(
-            ctx, call.start_byte, arguments.start_byte,
+            ctx, call.start_byte, closing.parent.start_byte,
             f"`{name}` where lanes count the project's logical warp (`{logical}`, 32): two such warps share a 64-lane wavefront, and without a width the shuffle reaches past its warp",
             edits=(Edit(closing.start_byte, closing.start_byte, f", {logical}".encode()),),
         )  # fmt: skip
+
+
+def _closing_without_width(name: str, call: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `)` of a shuffle's arguments where it gives no width: a width is written before it."""
+    arguments = call.child_by_field_name("arguments")
+    if shuffle_operands(name, call)[1] is not None or arguments is None or arguments.child_count < 2:
+        return None
+    return arguments.children[-1]
 
 
 def _logical_lane_of(ctx: FileContext, call: tree_sitter.Node, names: frozenset[str]) -> str | None:
@@ -701,18 +706,16 @@ def _row_crossings(ctx: FileContext) -> Iterable[Finding]:
     for name, call in ctx.device.calls_named(SHUFFLE_CALLS):
         if name.startswith("__shfl_xor") or not rows.row_only_at(call.start_byte):
             continue  # a butterfly's offsets stay below 32: it never leaves a row
-        _, width = shuffle_operands(name, call)
-        arguments = call.child_by_field_name("arguments")
-        if width is not None or arguments is None or arguments.child_count < 2:
+        closing = _closing_without_width(name, call)
+        if closing is None:
             continue
-        closing = arguments.children[-1]
         where = (
             "lanes 32-63 of its wavefront do not run"
             if rows.one_row_at(call.start_byte)
             else "two rows share a 64-lane wavefront"
         )
         yield ROW_SHUFFLE.finding(
-            ctx, call.start_byte, arguments.start_byte,
+            ctx, call.start_byte, closing.parent.start_byte,
             f"`{name}` in a kernel whose block is rows of 32 threads: {where}, and without a width the shuffle reaches past the row",
             edits=(Edit(closing.start_byte, closing.start_byte, f", {ROW}".encode()),),
         )  # fmt: skip
