@@ -194,7 +194,16 @@ class FileContext:
 
         branches = self.branches
         per_platform = (lambda offset: branches.side_at(offset) is not None) if branches.regions else None
-        return file_constants(self.source, self.parsed.root, self.project_constants, per_platform)
+        return file_constants(
+            self.source, self.parsed.root, self.project_constants, per_platform, self.constant_definitions
+        )
+
+    @cached_property
+    def constant_definitions(self) -> list[tuple[int, str, str]]:
+        """(where, name, value as written) of the file's constants (porter.rules.consteval)."""
+        from porter.rules.consteval import constant_definitions
+
+        return constant_definitions(self.source, self.parsed.root) if self.parsed.root is not None else []
 
     @cached_property
     def struct_sizes(self) -> dict[str, int]:

@@ -112,11 +112,7 @@ def _find(ctx) -> BlockRows:
     if not kernels:
         return BlockRows()
     if not launches_or_rows:  # no launch in sight: the kernels' own evidence of rows of warps
-        rows = {
-            name: False
-            for name, info in kernels.items()
-            if _bounded_rows_of_warps(ctx, info) or _warp_per_item(ctx, info)
-        }
+        rows = {name: False for name, info in kernels.items() if _warps_by_itself(ctx, info)}
         return _by_reach(ctx, kernels, rows) if rows else BlockRows()
     shapes = _launch_shapes(ctx)
     rows: dict[str, bool] = {}  # row kernel → every launch one row
@@ -129,12 +125,7 @@ def _find(ctx) -> BlockRows:
                 rows[name] = False  # `<<<g, R * 32>>>` of a kernel that takes R rows of 32 to a block
             elif _warp_per_item(ctx, info):
                 rows[name] = False
-        elif (
-            _linearised_by_rows(ctx, info)
-            or _strides_rows(ctx, info)
-            or _bounded_rows_of_warps(ctx, info)
-            or _warp_per_item(ctx, info)
-        ):
+        elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info) or _warps_by_itself(ctx, info):
             rows[name] = False
         elif name in ctx.project_row_launches:  # launched from another of the project's files
             rows[name] = ctx.project_row_launches[name]
@@ -476,6 +467,12 @@ def _sums(ctx, kernel: FunctionInfo) -> Iterator[tuple[tree_sitter.Node, tree_si
 
 
 _WARP_DIVISION = re.compile(rb"/\s*32\b|>>\s*5\b")
+
+
+def _warps_by_itself(ctx, kernel: FunctionInfo) -> bool:
+    """Rows of warps the kernel shows without its launch: bounded at R * 32 threads, or a warp per
+    item of the grid."""
+    return _bounded_rows_of_warps(ctx, kernel) or _warp_per_item(ctx, kernel)
 
 
 def _bounded_rows_of_warps(ctx, kernel: FunctionInfo) -> bool:

@@ -163,15 +163,18 @@ def file_constants(
     root: tree_sitter.Node | None,
     inherited: dict[str, int] | None = None,
     per_platform: Callable[[int], bool] | None = None,
+    definitions: list[tuple[int, str, str]] | None = None,
 ) -> dict[str, int]:
     """Integer constants the file defines, in definition order, each evaluated with the earlier ones
     and with the constants of the project's headers (`inherited`); the file's own win.
 
     A name defined differently in a platform's branch (`per_platform(offset)`: 32 on NVIDIA, the
-    wavefront on ROCm) holds no one value: it is no constant here."""
+    wavefront on ROCm) holds no one value: it is no constant here. `definitions`: the file's
+    constant_definitions, where the caller has them already."""
     if root is None:
         return dict(inherited or {})
-    definitions = constant_definitions(source, root)
+    if definitions is None:
+        definitions = constant_definitions(source, root)
     constants: dict[str, int] = dict(inherited or {})
     own: set[str] = set()
     if per_platform is not None:

@@ -19,7 +19,7 @@ from porter.parse import captures, define_names, identifiers_named, initializers
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import ROW, block_rows, row_count_names, short_name
-from porter.rules.consteval import HEADER_SUFFIXES, constant_definitions
+from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.device import (
     IDENT,
     SHUFFLE_CALLS,
@@ -443,7 +443,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from host
     guards = list(_guards(ctx, warp_names))
     yield from guards
-    tiles = list(_tiles(ctx))  # a tile as wide as a constant makes the constant a warp width too
+    tiles = _tile_uses(ctx)  # a tile as wide as a constant makes the constant a warp width too
     yield from tiles
     _record_constant_roles(ctx, uses + tiles, host + guards)
     yield from _row_crossings(ctx)
@@ -496,7 +496,7 @@ def _constant_texts(ctx: FileContext) -> dict[str, set[str]]:
 
     def group() -> dict[str, set[str]]:
         texts: dict[str, set[str]] = {}
-        for _, name, text in constant_definitions(ctx.source, ctx.parsed.root):
+        for _, name, text in ctx.constant_definitions:
             texts.setdefault(name, set()).add(text.strip())
         return texts
 
@@ -508,7 +508,7 @@ def _warp_width_names(ctx: FileContext) -> set[str]:
     are set apart."""
     return ctx.once(
         "raw warp-width names",
-        lambda: {name for use in [*_raw_uses(ctx), *_tiles(ctx)] for name in _cited(ctx, use)},
+        lambda: {name for use in [*_raw_uses(ctx), *_tile_uses(ctx)] for name in _cited(ctx, use)},
     )
 
 
@@ -1810,6 +1810,12 @@ def _derived_constant_finding(ctx: FileContext, name: str, value: tree_sitter.No
 
 
 # -- WRP007: tiles --------------------------------------------------------------------------
+
+
+def _tile_uses(ctx: FileContext) -> list[Finding]:
+    """The file's tiles as wide as a 32-lane warp (WRP007), worked out once: the rule reports them,
+    and the constants they name are warp widths porter may widen (kept_value)."""
+    return ctx.once("tile widths", lambda: list(_tiles(ctx)))
 
 
 def _tiles(ctx: FileContext) -> Iterable[Finding]:
