@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
+from porter.rules.block_rows import block_rows
 from porter.rules.ptx import AsmStatement, fill_template, looks_like_ptx, lop3_expression, opcode
 
 WHY_PTX = """
@@ -26,7 +27,11 @@ PTX_TRANSLATABLE = Rule(
     what="Finds asm statements whose every PTX instruction maps to a HIP intrinsic or plain C++ (`%laneid`, `ld.global.nc`, `shfl.sync`, `prmt`, `bfe`/`bfi`, `lop3`, `cvt.rn.f16x2.f32`, `mov.b32` packing, `fma.rn`, `red`/`atom`, fences, ...).",
     why=WHY_PTX,
     example='asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));',
-    use_instead="`lane = __lane_id();` — porter rewrites single-instruction statements with an exact equivalent itself (fix: auto) and names the equivalent for the others.",
+    use_instead=(
+        "`lane = __lane_id();` — porter rewrites single-instruction statements with an exact equivalent itself "
+        "(fix: auto) and names the equivalent for the others. In a kernel whose block is rows of 32 threads, two "
+        "to a 64-lane wavefront (porter.rules.block_rows), the lane is the row's: `lane = porter_lane_id() % 32`."
+    ),
 )
 
 PTX_UNTRANSLATABLE = Rule(
@@ -66,29 +71,35 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _translation(ctx: FileContext, statement: AsmStatement, own) -> Finding:
+    # two 32-thread rows to a wavefront: what reads the lane reads it within the row
+    in_rows = bool(ctx.wave64_targets) and block_rows(ctx).two_rows_at(statement.start)
     uses = []
     for instruction, entry in own:
-        use = entry.use or "plain C++"
+        use = (entry.row_use if in_rows else None) or entry.use or "plain C++"
         if instruction.startswith("lop3"):
             immediate = re.search(r"(0x[0-9a-fA-F]+|\d+)\s*$", instruction)
             if immediate:
                 use = f"{lop3_expression(int(immediate.group(1), 0))} (a, b, c: the three sources)"
         uses.append(f"`{opcode(instruction)}` → {use}")
     message = "PTX: " + "; ".join(dict.fromkeys(uses))
-    edit = _exact_edit(statement, own)
+    edit = _exact_edit(statement, own, in_rows)
     if edit is not None:
         return PTX_TRANSLATABLE.finding(ctx, statement.start, statement.end, message, edits=(edit,), fix=FixKind.AUTO)
     return PTX_TRANSLATABLE.finding(ctx, statement.start, statement.end, message)
 
 
-def _exact_edit(statement: AsmStatement, own) -> Edit | None:
-    """A whole-statement rewrite, when the statement is one instruction with an exact template."""
+def _exact_edit(statement: AsmStatement, own, in_rows: bool) -> Edit | None:
+    """A whole-statement rewrite, when the statement is one instruction with an exact template (its
+    row template `in_rows`, where it has one)."""
     if statement.in_macro or statement.statement_end is None or len(own) != 1 or len(statement.instructions) != 1:
         return None
     instruction, entry = own[0]
-    if entry is None or entry.template is None:
+    if entry is None:
         return None
-    replacement = fill_template(entry.template, statement.operands, instruction)
+    template = (entry.row_template if in_rows else None) or entry.template
+    if template is None:
+        return None
+    replacement = fill_template(template, statement.operands, instruction)
     if replacement is None:
         return None
     # operands are the file's own bytes, decoded with surrogateescape: encode them back the same way

@@ -29,6 +29,8 @@ class PtxEntry:
     rule: str | None
     use: str | None
     template: str | None
+    row_template: str | None = None  # what an instruction that reads the lane becomes in a 32-thread row
+    row_use: str | None = None
 
 
 @dataclass
@@ -49,7 +51,15 @@ class AsmStatement:
 def ptx_table() -> list[PtxEntry]:
     raw = read_data("ptx.json")
     return [
-        PtxEntry(re.compile(e["match"]), e["family"], e.get("rule"), e.get("use"), e.get("template"))
+        PtxEntry(
+            re.compile(e["match"]),
+            e["family"],
+            e.get("rule"),
+            e.get("use"),
+            e.get("template"),
+            e.get("row_template"),
+            e.get("row_use"),
+        )
         for e in raw["instructions"]
     ]
 

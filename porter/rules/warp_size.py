@@ -30,6 +30,7 @@ from porter.rules.device import (
     for_parts,
     int_value,
     is_constexpr_if,
+    literal_value,
     loop_step,
     shuffle_operands,
     template_parameters,
@@ -352,6 +353,27 @@ ROW_VOTE = Rule(
     ),
 )
 
+ROW_LANE = Rule(
+    id="WRP018",
+    name="wavefront-lane-in-32-thread-row",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="A wavefront's lane id taken as the lane of a 32-thread row",
+    what=(
+        "In a kernel whose block is rows of 32 threads, two of which share a 64-lane wavefront (porter.rules."
+        "block_rows), finds `__lane_id()` and calls to the project's own functions that read PTX's `%laneid` "
+        "(`get_lane_id()`, defined in any file of the scan) where the result is not already taken modulo 32."
+    ),
+    why=WHY_WAVE64
+    + "\nOn NVIDIA `%laneid` is 0-31, the lane within the row. Ported, it is `__lane_id()`, which counts the "
+    "wavefront's 64 lanes: the second row of each wavefront reads lanes 32-63 and indexes past its row "
+    "(`out[row * 32 + lane]` writes the next row's elements).",
+    example='// launched as one warp per row: row = blockIdx.x * 4 + threadIdx.x / 32\nint lane = get_lane_id();  // asm("mov.u32 %0, %%laneid;" ...)',
+    use_instead="`(get_lane_id() % 32)`: the lane within the row on either vendor; the helper itself becomes `__lane_id()`.",
+)
+
 RULES = (
     LANE_ARITHMETIC,
     SHUFFLE_OFFSET,
@@ -369,6 +391,7 @@ RULES = (
     HALF_WAVE_GUARD,
     ROW_SHUFFLE,
     ROW_VOTE,
+    ROW_LANE,
 )
 
 # (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
@@ -448,6 +471,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     _record_constant_roles(ctx, uses + tiles, host + guards)
     yield from _row_crossings(ctx)
     yield from _logical_crossings(ctx)
+    yield from _row_lanes(ctx)
 
 
 def device_uses(ctx: FileContext) -> list[Finding]:
@@ -1996,3 +2020,80 @@ def _target_of_width(ctx: FileContext, split) -> str | None:
 
     wave = next((t.wavefront for t in known([split.target])), None)
     return next((t.id for t in known(ctx.config.targets) if t.is_amd and t.wavefront == wave), None)
+
+
+# -- WRP018: a wavefront's lane where a 32-thread row's is meant ----------------------------------
+#
+# The lane helpers (`get_lane_id()` around `mov.u32 %0, %%laneid`) are often a header's, and the row
+# kernels that call them another file's: the helper's file claims its name (`lane-id:NAME`), and a
+# call in a row kernel is a pending finding, reported where some file of the scan claims the name.
+
+
+def _lane_key(name: str) -> str:
+    return f"lane-id:{short_name(name)}"
+
+
+def _row_lanes(ctx: FileContext) -> Iterable[Finding]:
+    rows = block_rows(ctx)
+    _claim_lane_helpers(ctx, rows)
+    if not rows.row_only:
+        return
+    for name, call in ctx.device.calls:
+        if not rows.two_rows_at(call.start_byte) or call_arguments(call) or _taken_within_row(ctx, call):
+            continue
+        if name == "__lane_id":
+            yield _row_lane(ctx, name, call)
+        elif not name.startswith("__") and not rows.two_rows_at(_definition_start(ctx, name)):
+            # a helper that only two-row kernels reach reads its lane as the row's already (ASM001)
+            ctx.project.pending.append((_lane_key(name), _row_lane(ctx, name, call)))
+
+
+def _row_lane(ctx: FileContext, name: str, call: tree_sitter.Node) -> Finding:
+    text = ctx.source.data[call.start_byte : call.end_byte]
+    return ROW_LANE.finding(
+        ctx, call.start_byte, call.end_byte,
+        f"`{name}()` counts a 64-lane wavefront's lanes in a kernel whose block is rows of 32 threads, two to a wavefront: the second row reads lanes 32-63",
+        edits=(Edit(call.start_byte, call.end_byte, b"(" + text + b" % 32)"),),
+    )  # fmt: skip
+
+
+def _claim_lane_helpers(ctx: FileContext, rows) -> None:
+    """Claim the name of each device function (not a kernel) whose inline PTX reads the wavefront's
+    lane: not one that only two-row kernels reach, whose asm ASM001 makes read the row's."""
+    for statement in ctx.asm_statements:
+        if rows.two_rows_at(statement.start) or not any(
+            entry is not None and entry.row_template for _, entry in statement.entries()
+        ):
+            continue
+        node = ctx.parsed.root.descendant_for_byte_range(statement.start, statement.end)
+        function = ctx.device.function_of(node) if node is not None else None
+        if function is not None and function.node is not None and function.is_device and not function.is_kernel:
+            ctx.project.claims.add(_lane_key(function.name))
+
+
+def _definition_start(ctx: FileContext, name: str) -> int:
+    """Where the file defines the function `name` (-1: not here)."""
+    wanted = short_name(name)
+    return next(
+        (
+            info.node.start_byte
+            for info in ctx.device.functions
+            if info.node is not None and short_name(info.name) == wanted
+        ),
+        -1,
+    )
+
+
+def _taken_within_row(ctx: FileContext, call: tree_sitter.Node) -> bool:
+    """`lane() % 32`, `lane() & 31` (or 0x1f): the row's lane already."""
+    node = call
+    while node.parent is not None and node.parent.type == "parenthesized_expression":
+        node = node.parent
+    parent = node.parent
+    if parent is None or parent.type != "binary_expression" or parent.child_by_field_name("left") != node:
+        return False
+    parts = binary_parts(parent, ctx.source)
+    if parts is None:
+        return False
+    operand = literal_value(ctx.source.text(parts[2].start_byte, parts[2].end_byte))
+    return (parts[1], operand) in (("%", ROW), ("&", ROW - 1))

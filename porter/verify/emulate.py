@@ -32,6 +32,11 @@ EXTERN_SHARED = re.compile(
 # `static __shared__` (block-local shared memory CUDA lets a function say is static, as cupy's kernels
 # do): the CPU device's `__shared__` is already `static thread_local`, and C++ takes `static` once
 STATIC_SHARED = re.compile(rb"\bstatic\s+__shared__\b|\b__shared__\s+static\b")
+# PTX's lane read, `asm("mov.u32 %0, %%laneid;" : "=r"(lane))`, is the one inline PTX the CPU device
+# runs: as `lane = __lane_id()`, the lane as its warp (of the run's width) counts it
+LANE_ID_ASM = re.compile(
+    rb'\basm\s*(?:volatile\s*|__volatile__\s*)?\(\s*"mov\.[usb]32\s+%0\s*,\s*%%laneid\s*;?"\s*:\s*"=r"\s*\(\s*([^()]+?)\s*\)\s*\)'
+)
 # what the CPU device cannot run, as it appears in a source (the scan names the line)
 UNSUPPORTED = {
     "inline PTX (asm)": re.compile(rb"\basm\s*(?:volatile\s*)?\("),
@@ -63,6 +68,7 @@ def stage(tree: Path, into: Path) -> Path:
                 data,
             )  # fmt: skip
             rewritten = STATIC_SHARED.sub(b"__shared__", rewritten)
+            rewritten = LANE_ID_ASM.sub(rb"(\1) = __lane_id()", rewritten)
             rewritten = _poisoned_shared(path, rewritten)
             if rewritten != data:
                 path.write_bytes(rewritten)
@@ -106,6 +112,7 @@ def unsupported(source: Path, string: str | None = None) -> str | None:
     data = source.read_bytes()
     if is_python(source):
         data = device_code(data, string)
+    data = LANE_ID_ASM.sub(b"", data)  # stage() rewrites it
     for what, pattern in UNSUPPORTED.items():
         match = pattern.search(data)
         if match:
