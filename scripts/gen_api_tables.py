@@ -7,7 +7,9 @@ Sources, all authoritative and all read here, none copied by hand:
 - the HIP headers themselves, in three versions (Debian trixie 5.7, sid 6.4, experimental 7.2),
   to check that each HIP name exists and to mark the version that added it;
 - the CUDA 12.9 headers through libclang, to classify each CUDA name (function, type,
-  constant, macro) and to list runtime/driver APIs that have no HIP equivalent at all.
+  constant, macro) and to list runtime/driver APIs that have no HIP equivalent at all;
+- the cuBLAS(Lt), cuSPARSE and cuSOLVER headers of NVIDIA's library wheels (CUDA 13.0), the
+  same way, to list those libraries' names that no HIP release mirrors.
 
 Usage:
     python scripts/gen_api_tables.py            # rewrite the table
@@ -117,6 +119,23 @@ CUDA_CLASSIFY_SOURCE = """
 #include <cuda_profiler_api.h>
 """
 
+# cuBLAS(Lt), cuSPARSE and cuSOLVER ship in NVIDIA's library wheels, which porter's setup unpacks
+# apart from the toolkit's headers (cuda-libraries): read on their own, their names that no HIP
+# release mirrors, by torch's table or by the hip* prefix, have no equivalent (LIB012).
+CUDA_LIBRARY_CLASSIFY_SOURCE = """
+#include <cublas_v2.h>
+#include <cublasLt.h>
+#include <cusparse.h>
+#include <cusolverDn.h>
+"""
+# The families whose names the library headers declare, by prefix, and the hip* prefix each mirrors
+LIBRARY_PREFIXES = (
+    ("cublasLt", "hipblasLt"), ("CUBLASLT_", "HIPBLASLT_"),
+    ("cublas", "hipblas"), ("CUBLAS_", "HIPBLAS_"),
+    ("cusparse", "hipsparse"), ("CUSPARSE_", "HIPSPARSE_"),
+    ("cusolver", "hipsolver"), ("CUSOLVER_", "HIPSOLVER_"),
+)  # fmt: skip
+
 
 def load_torch_tables() -> dict[str, dict[str, str]]:
     import importlib.metadata
@@ -171,8 +190,11 @@ def nvidia_detail_pairs(include_dir: Path) -> dict[str, str]:
     return pairs
 
 
-def classify_cuda_names(cuda_include: Path) -> dict[str, dict[str, str]]:
-    """name → {kind, header} for the public names the CUDA 12.9 headers declare."""
+def classify_cuda_names(
+    cuda_include: Path, source: str = CUDA_CLASSIFY_SOURCE, extra_args: tuple[str, ...] = ()
+) -> dict[str, dict[str, str]]:
+    """name → {kind, header} for the public names the headers under `cuda_include` declare, as
+    `source` includes them (the CUDA 12.9 toolkit's unless told)."""
     from porter import clang
 
     setup = clang.find_setup()
@@ -180,9 +202,11 @@ def classify_cuda_names(cuda_include: Path) -> dict[str, dict[str, str]]:
         raise SystemExit("libclang or the CUDA 12.9 headers are missing: run `porter setup`")
     cindex = clang._cindex(setup)
     scratch = toolchains.cache_dir() / "classify.cu"
-    scratch.write_text(CUDA_CLASSIFY_SOURCE)
+    scratch.write_text(source)
     unit = cindex.Index.create().parse(
-        str(scratch), args=setup.base_args(), options=cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+        str(scratch),
+        args=[*setup.base_args(), *extra_args],
+        options=cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
     )
     kinds = {
         "FUNCTION_DECL": "function",
@@ -225,6 +249,8 @@ def _macro_kind(body: list[str] | None, found: dict) -> str:
         return "function"
     if len(body) == 1 and body[0] in found and found[body[0]]["kind"] == "function":
         return "function"
+    if len(body) == 1 and body[0] not in found and guess_kind(body[0]) == "function":
+        return "function"  # `#define cublasCrotg_64 cublasCrotg_v2_64`, an entry point the headers no longer declare
     return "constant"
 
 
@@ -280,7 +306,28 @@ def header_since(path: str, header_sets: dict[str, Path]) -> str | None:
     return None
 
 
-def build_identifiers(torch_tables, detail_pairs, classified, version_sets) -> dict[str, dict]:
+def classify_library_names() -> dict[str, dict[str, str]]:
+    """name → {kind, header} for the cuBLAS(Lt), cuSPARSE and cuSOLVER names of NVIDIA's library wheels."""
+    include = provision.provision_cuda_libraries() / "include"
+    return classify_cuda_names(include, CUDA_LIBRARY_CLASSIFY_SOURCE, (f"-I{include}",))
+
+
+def _without_equivalent(library_names, candidates, version_sets) -> dict[str, tuple[str, str]]:
+    """The library headers' names that no other source maps, with what each becomes: the hip name
+    of its `_v2`-less twin where that is mapped (`cublasSgemm_v2_64`, `cublasSgemm_64`), else ""."""
+    found: dict[str, tuple[str, str]] = {}
+    for cuda in sorted(library_names):
+        if cuda in candidates or not any(cuda.startswith(prefix) for prefix, _ in LIBRARY_PREFIXES):
+            continue
+        twin = cuda.replace("_v2", "")
+        if twin != cuda and twin in candidates and first_version(candidates[twin][0], version_sets):
+            found[cuda] = (candidates[twin][0], "library-headers+strip-v2")
+        else:
+            found[cuda] = ("", "library-headers")
+    return found
+
+
+def build_identifiers(torch_tables, detail_pairs, classified, version_sets, library_names=None) -> dict[str, dict]:
     candidates: dict[str, tuple[str, str]] = {}
     for table in ("CUDA_TYPE_NAME_MAP", "CUDA_IDENTIFIER_MAP", "CUDA_SPECIAL_MAP"):
         for cuda, hip in torch_tables[table].items():
@@ -310,6 +357,8 @@ def build_identifiers(torch_tables, detail_pairs, classified, version_sets) -> d
                 if rest[:1].isupper() or (rest[:1] == "_" and not hip_prefix.endswith("_")):
                     candidates.setdefault(cuda_prefix + rest, (hip, "inverse-name-pattern"))
                 break
+    candidates.update(_without_equivalent(library_names or {}, candidates, version_sets))
+    classified = {**(library_names or {}), **classified}
     entries: dict[str, dict] = {}
     for cuda, (hip, source) in sorted(candidates.items()):
         if cuda in NOT_RENAMED or cuda in TOO_GENERIC:
@@ -412,13 +461,14 @@ def generate() -> dict:
         for cuda, hip in nvidia_detail_pairs(header_sets[label]).items():
             detail_pairs.setdefault(cuda, hip)
     classified = classify_cuda_names(toolchains.cuda_headers_path() / "include")
-    identifiers = build_identifiers(torch_tables, detail_pairs, classified, version_sets)
+    identifiers = build_identifiers(torch_tables, detail_pairs, classified, version_sets, classify_library_names())
     return {
         "generated_by": "scripts/gen_api_tables.py",
         "sources": {
             "torch": torch_tables["version"],
             "hip_headers": {label: debian_packages(header_sets[label]) for label, _, _ in HIP_VERSIONS},
             "cuda_headers": toolchains.CUDA_HEADERS_VERSION,
+            "cuda_library_headers": toolchains.CUDA_LIBRARIES_VERSION,
         },
         "checked_from": checked_from(header_sets),
         "identifiers": identifiers,

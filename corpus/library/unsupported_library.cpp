@@ -14,3 +14,16 @@ size_t eigen_workspace(cusolverDnHandle_t h, cusolverDnParams_t params, int n, d
                               CUDA_R_64F, w, CUDA_R_64F, &device_bytes, &host_bytes);  // expect: API004 API004
   return device_bytes + host_bytes;
 }
+
+// Names that only the cuBLAS headers list (torch's table does not): a status hipBLAS lacks, a
+// grouped GEMM it has no counterpart for, and an ILP64 entry point it has under its `_v2`-less name.
+const char* status_name(cublasStatus_t status) {  // expect: LIB001
+  switch (status) {
+    case CUBLAS_STATUS_LICENSE_ERROR: return "license";  // expect: LIB012
+    default: return "other";
+  }
+}
+
+void ilp64_gemm(cublasHandle_t h, int64_t n, const float* a, const float* b, float* c, float one) {  // expect: LIB001
+  cublasSgemm_v2_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &one, c, n);  // expect: LIB001 LIB001 LIB001
+}
