@@ -37,7 +37,7 @@ ROCM_MACROS = re.compile(
     r"|HIP_VERSION|ROCM_VERSION|USE_HIP|TORCH_HIP_VERSION|WITH_HIP|BUILD_WITH_HIP|__gfx\w+__|__GFX\d+__)\b"
 )
 DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
-EXPERT_PACKAGES = ("torch-scatter", "causal-conv1d", "mmcv", "deepspeed")
+EXPERT_PACKAGES = ("torch-scatter", "causal-conv1d", "mmcv", "deepspeed", "gptqmodel")
 
 
 @dataclass
