@@ -8,7 +8,7 @@ Sources, all authoritative and all read here, none copied by hand:
   to check that each HIP name exists and to mark the version that added it;
 - the CUDA 12.9 headers through libclang, to classify each CUDA name (function, type,
   constant, macro) and to list runtime/driver APIs that have no HIP equivalent at all;
-- the cuBLAS(Lt), cuSPARSE and cuSOLVER headers of NVIDIA's library wheels (CUDA 13.0), the
+- the cuBLAS(Lt), cuSPARSE, cuSOLVER and cuRAND headers of NVIDIA's library wheels (CUDA 13.0), the
   same way, to list those libraries' names that no HIP release mirrors.
 
 Usage:
@@ -95,9 +95,9 @@ NOT_RENAMED = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDA_API_VERSION",
 TOO_GENERIC = frozenset({"MAJOR_VERSION", "MINOR_VERSION", "PATCH_LEVEL", "AT_CUSPARSELT_ENABLED"})
 # The prefix rename that many HIP names follow, tried for CUDA names no other source maps.
 PATTERN_RENAMES = (("cuda", "hip"), ("CUDA_", "HIP_"), ("cu", "hip"), ("CU_", "HIP_"), ("make_cu", "make_hip"))
-# The CUDA library headers are not in the header set libclang reads, so library names that
-# torch does not list are found the other way round: from each hip* library name in the HIP
-# headers, back to the CUDA name it mirrors.
+# Library names that torch does not list are found the other way round too: from each hip*
+# library name in the HIP headers, back to the CUDA name it mirrors (and for cuFFT, whose
+# headers porter does not read, only so).
 LIBRARY_INVERSE_PREFIXES = (
     ("hipblasLt", "cublasLt"), ("HIPBLASLT_", "CUBLASLT_"),
     ("hipblas", "cublas"), ("HIPBLAS_", "CUBLAS_"),
@@ -119,7 +119,7 @@ CUDA_CLASSIFY_SOURCE = """
 #include <cuda_profiler_api.h>
 """
 
-# cuBLAS(Lt), cuSPARSE and cuSOLVER ship in NVIDIA's library wheels, which porter's setup unpacks
+# cuBLAS(Lt), cuSPARSE, cuSOLVER and cuRAND ship in NVIDIA's library wheels, which porter's setup unpacks
 # apart from the toolkit's headers (cuda-libraries): read on their own, their names that no HIP
 # release mirrors, by torch's table or by the hip* prefix, have no equivalent (LIB012).
 CUDA_LIBRARY_CLASSIFY_SOURCE = """
@@ -127,14 +127,9 @@ CUDA_LIBRARY_CLASSIFY_SOURCE = """
 #include <cublasLt.h>
 #include <cusparse.h>
 #include <cusolverDn.h>
+#include <curand.h>
+#include <curand_kernel.h>
 """
-# The families whose names the library headers declare, by prefix, and the hip* prefix each mirrors
-LIBRARY_PREFIXES = (
-    ("cublasLt", "hipblasLt"), ("CUBLASLT_", "HIPBLASLT_"),
-    ("cublas", "hipblas"), ("CUBLAS_", "HIPBLAS_"),
-    ("cusparse", "hipsparse"), ("CUSPARSE_", "HIPSPARSE_"),
-    ("cusolver", "hipsolver"), ("CUSOLVER_", "HIPSOLVER_"),
-)  # fmt: skip
 
 
 def load_torch_tables() -> dict[str, dict[str, str]]:
@@ -307,7 +302,7 @@ def header_since(path: str, header_sets: dict[str, Path]) -> str | None:
 
 
 def classify_library_names() -> dict[str, dict[str, str]]:
-    """name → {kind, header} for the cuBLAS(Lt), cuSPARSE and cuSOLVER names of NVIDIA's library wheels."""
+    """name → {kind, header} for the cuBLAS(Lt), cuSPARSE, cuSOLVER and cuRAND names of NVIDIA's library wheels."""
     include = provision.provision_cuda_libraries() / "include"
     return classify_cuda_names(include, CUDA_LIBRARY_CLASSIFY_SOURCE, (f"-I{include}",))
 
@@ -317,7 +312,7 @@ def _without_equivalent(library_names, candidates, version_sets) -> dict[str, tu
     of its `_v2`-less twin where that is mapped (`cublasSgemm_v2_64`, `cublasSgemm_64`), else ""."""
     found: dict[str, tuple[str, str]] = {}
     for cuda in sorted(library_names):
-        if cuda in candidates or not any(cuda.startswith(prefix) for prefix, _ in LIBRARY_PREFIXES):
+        if cuda in candidates or not any(cuda.startswith(prefix) for _, prefix in LIBRARY_INVERSE_PREFIXES):
             continue
         twin = cuda.replace("_v2", "")
         if twin != cuda and twin in candidates and first_version(candidates[twin][0], version_sets):
