@@ -53,7 +53,7 @@ def test_ports_that_are_right_pass_at_both_widths(emulated):
 def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
     result, _ = emulated
     planted = {c.name for c in result.cases if c.name.endswith("planted")} - {EMBEDDED_PLANTED, *WAVE64_PLANTED}
-    assert len(planted) == 16
+    assert len(planted) == 17
     for name in planted:
         rows = verdicts(result, name)
         # caught: wrong outputs, or an access out of bounds (tile_column_sums_planted writes past its tile)
@@ -219,3 +219,40 @@ def test_block_local_shared_memory_is_poisoned_once_per_block_and_namespace_scop
     assert "__shared__ int flag; porter_emu::poison_shared(&flag, sizeof(flag));" in text
     assert "  __shared__ int counts[4]; porter_emu::poison_shared(&counts, sizeof(counts));" in text  # `static` once
     assert text.count("poison_shared") == 3  # the dynamic array is the block's buffer, poisoned as it is made
+
+
+def test_a_butterfly_from_32_in_a_32_thread_block_reads_lanes_that_never_ran(emulated, tmp_path):
+    """planted/row_max_ladder_32.cu, TileLang's HIP reduction (tile-ai/tilelang#2099): a butterfly
+    from 32 in blocks of one 32-thread row. At 64 lanes its first step reads lanes 32-63, which
+    the block never ran (the CPU device gives them the shared-memory poison, as AMD's registers
+    hold whatever an earlier wavefront left); at 32 it is right. porter's scan at gfx942 names the
+    ladder (WRP019), and the port with its edit applied passes at both widths."""
+    result, _ = emulated
+    rows = verdicts(result, "row_ladders_planted")
+    assert rows["gfx942"].status == "fail" and rows["gfx942"].mismatches == 6, rows["gfx942"]
+    assert rows["gfx1100"].status == "pass", rows["gfx1100"]
+    from porter.convert import ConvertOptions, convert
+
+    source = tmp_path / "in"
+    source.mkdir()
+    shutil.copy(CORPUS / "emulate" / "planted" / "row_max_ladder_32.cu", source / "port.cu")
+    config = load_config(CORPUS / "emulate")
+    config.targets = ("gfx942",)
+    assert [(f.line, f.rule) for f in scan([source], config, jobs=1).findings] == [(13, "WRP019")]
+    convert(ConvertOptions(source, tmp_path / "tree", jobs=1), config)
+    tree = tmp_path / "tree"
+    assert "for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor(v, o));" in (tree / "port.cu").read_text()
+    shutil.copy(CORPUS / "emulate" / "row_ladders.cu", tree / "row_ladders.cu")
+    (tree / "porter.toml").write_text(
+        '[[verify.case]]\nname = "k"\nsource = "row_ladders.cu"\nport = "port.cu"\nkernel = "row_max"\n'
+        "grid = 6\nblock = 32\nargs = [\n"
+        '  { name = "x", dtype = "f32", size = "6 * 100", init = "randn" },\n'
+        '  { name = "y", dtype = "f32", size = "6", output = true },\n'
+        '  { name = "cols", dtype = "i32", value = "100" },\n]\n'
+    )
+    fixed = verdicts(verify(tree, ("gfx942", "gfx1100"), load_config(tree), gpus=NO_GPUS), "k")
+    assert {target: row.status for target, row in fixed.items()} == {
+        "cpu-w32": "pass",
+        "gfx942": "pass",
+        "gfx1100": "pass",
+    }

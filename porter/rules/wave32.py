@@ -23,10 +23,12 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.branches import CUDA, RDNA
+from porter.rules.block_rows import block_rows
+from porter.rules.branches import CDNA, CUDA, RDNA
 from porter.rules.consteval import evaluate
 from porter.rules.device import (
     IDENT,
+    SHUFFLE_CALLS,
     VarClass,
     binary_parts,
     call_arguments,
@@ -87,7 +89,31 @@ ASSUMES_64_LANES = Rule(
     ),
 )
 
-RULES = (ASSUMES_64_LANES,)
+ROW_WITH_64_LANES = Rule(
+    id="WRP019",
+    name="64-lane-code-in-32-thread-row",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="A shuffle written for 64 lanes in a kernel whose block is rows of 32 threads",
+    what=(
+        "In code written for ROCm (a HIP file, a project's ROCm-only branch) and in a kernel whose block is rows of "
+        "32 threads (porter.rules.block_rows: `dim3(32, R)`, `<<<n, 32>>>`, one warp per row), finds shuffle "
+        "ladders that start at 32 (`for (o = 32; o > 0; o >>= 1)`, `o = warpSize / 2` on a 64-lane wavefront) and "
+        "shuffles by 32 (`__shfl_xor(v, 32)`), at wave64 targets."
+    ),
+    why=(
+        "The row is 32 lanes wide whatever the wavefront: a step of 32 leaves it. Where two rows share a 64-lane "
+        "wavefront it adds the other row's values; where a block is one row, lanes 32-63 do not run and the step "
+        "reads registers no thread wrote (TileLang's HIP reduction fixed this: NaN in every reduction of a 32-thread "
+        "block on CDNA). It compiles, runs, and gives wrong answers."
+    ),
+    example="// launched with 32 threads a block\nfor (int o = 32; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor(v, o));",
+    use_instead="Start the ladder at the row's half, 16, right on every vendor (porter's edit); an unrolled step of 32 is left to a person: drop it.",
+)
+
+RULES = (ASSUMES_64_LANES, ROW_WITH_64_LANES)
 
 # `& 63`, `% 64`, `/ 64`, `>> 6` and the PORTER_WARP_SIZE spelling that means the same on CDNA
 _ARITHMETIC = {
@@ -100,9 +126,16 @@ _OFFSET_CALLS = ("__shfl_xor", "__shfl_down", "__shfl_up")
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:
-    if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave32_targets:
+    if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
+        return
+    in_rows = list(_rows_reached_past(ctx)) if ctx.wave64_targets else []
+    yield from in_rows
+    if not ctx.wave32_targets:
         return  # only a scan for RDNA asks; a width may come from a header, so no prefilter on the file's text
+    taken = {(f.span.start_byte, f.span.end_byte) for f in in_rows}  # the row's 16 is right at both widths
     for finding in [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx), *_full_wave_votes(ctx)]:
+        if (finding.span.start_byte, finding.span.end_byte) in taken:
+            continue
         live = ctx.branches.live_at(finding.span.start_byte) if ctx.branches.regions else {}
         # not under a branch that keeps RDNA out (`#ifdef __GFX9__`, a wavefront-size test)
         if live.get(RDNA.name) is not False and _written_for_rocm(ctx, finding, live):
@@ -125,9 +158,14 @@ def rdna_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
     """The value of a literal or constant expression as an RDNA device pass reads it: a macro the
     project defines per platform (`#ifdef __HIP_PLATFORM_AMD__` / `#define WARP_SIZE 64`, a 32
     under `#else`) takes its ROCm-on-RDNA value, where elsewhere it is unknown."""
+    return _device_pass_value(ctx, node, RDNA)
+
+
+def _device_pass_value(ctx: FileContext, node: tree_sitter.Node | None, environment) -> int | None:
+    """The value of a literal or constant expression as `environment`'s device pass reads it."""
     if node is None:
         return None
-    split = _rdna_macro_values(ctx)
+    split = _platform_macro_values(ctx, environment)
     if split:
         text = ctx.source.text(node.start_byte, node.end_byte)
         if "sizeof" not in text and any(name in split for name in IDENT.findall(text)):
@@ -136,14 +174,19 @@ def rdna_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
 
 
 def _rdna_macro_values(ctx: FileContext) -> dict[str, int]:
-    """The file's platform macros at their RDNA device-pass values, worked out once per file."""
-    return ctx.once("rdna macro values", lambda: _rdna_values(ctx))
+    """The file's platform macros at their RDNA device-pass values."""
+    return _platform_macro_values(ctx, RDNA)
 
 
-def _rdna_values(ctx: FileContext) -> dict[str, int]:
+def _platform_macro_values(ctx: FileContext, environment) -> dict[str, int]:
+    """The file's platform macros at their values in `environment`'s device pass, worked out once per file."""
+    return ctx.once(f"{environment.name} macro values", lambda: _values_in(ctx, environment))
+
+
+def _values_in(ctx: FileContext, environment) -> dict[str, int]:
     values = {}
     for name, per_environment in ctx.branches.platform_macros().items():
-        value = per_environment.get(RDNA.name)
+        value = per_environment.get(environment.name)
         if type(value) is int:  # False: not defined there; None: unknown; True: defined, no value
             values[name] = value
     return values
@@ -343,3 +386,59 @@ def _counts_a_vote(ctx: FileContext, node: tree_sitter.Node) -> bool:
         return False
     arguments = call_arguments(node)
     return len(arguments) == 1 and _is_vote(ctx, arguments[0])
+
+
+# -- WRP019: 64-lane shuffles in the 32-thread rows of a block, at wave64 targets --------------------
+
+
+def _rows_reached_past(ctx: FileContext) -> Iterable[Finding]:
+    """Ladders from 32 and shuffles by 32 in a row kernel's code written for ROCm: each leaves its row."""
+    rows = block_rows(ctx)
+    if not rows.row_only:
+        return
+    found = [*_row_ladders(ctx, rows), *_row_steps(ctx, rows)]
+    for finding in found:
+        live = ctx.branches.live_at(finding.span.start_byte) if ctx.branches.regions else {}
+        if live.get(CDNA.name) is not False and _written_for_rocm(ctx, finding, live):
+            yield finding
+
+
+def _row_ladders(ctx: FileContext, rows) -> Iterable[Finding]:
+    for loop in captures("(for_statement) @f", ctx.parsed.root).get("f", []):
+        if not rows.row_only_at(loop.start_byte):
+            continue
+        parts = for_parts(ctx, loop)
+        if parts is None or not shuffle_uses(ctx, loop, parts[0]):
+            continue
+        counter, start = parts[0], parts[1]
+        if _cdna_value(ctx, start) == 32:
+            yield ROW_WITH_64_LANES.finding(
+                ctx, start.start_byte, start.end_byte,
+                f"shuffle ladder starts at `{counter} = {short_text(ctx, start)}` (32 on a 64-lane wavefront) in a kernel whose block is rows of 32 threads: its first step leaves the row",
+                # the start itself, named or not: a constant may mean the wavefront elsewhere
+                edits=(Edit(start.start_byte, start.end_byte, b"16"),),
+            )  # fmt: skip
+
+
+def _row_steps(ctx: FileContext, rows) -> Iterable[Finding]:
+    for name, call in ctx.device.calls_named(SHUFFLE_CALLS):
+        if not name.startswith(_OFFSET_CALLS) or not rows.row_only_at(call.start_byte):
+            continue
+        offset = shuffle_operands(name, call)[0]
+        if offset is not None and offset.type == "number_literal" and _cdna_value(ctx, offset) == 32:
+            yield ROW_WITH_64_LANES.finding(
+                ctx, offset.start_byte, offset.end_byte,
+                f"`{name}` by 32 in a kernel whose block is rows of 32 threads: the step leaves the row; take it only where a row is 64 lanes",
+                fix=FixKind.MANUAL,
+            )  # fmt: skip
+
+
+def _cdna_value(ctx: FileContext, node: tree_sitter.Node | None) -> int | None:
+    """A shuffle offset's value on a 64-lane wavefront: a literal or constant, or half the wavefront
+    (`warpSize / 2`, `warpSize >> 1`)."""
+    if node is None:
+        return None
+    text = "".join(ctx.source.text(node.start_byte, node.end_byte).split()).strip("()")
+    if text in ("warpSize/2", "warpSize>>1"):
+        return 32
+    return _device_pass_value(ctx, node, CDNA)

@@ -6,7 +6,7 @@ width of each target: 64 lanes for gfx90a/gfx942/gfx950, 32 for RDNA and NVIDIA.
 outputs are compared with the original's under the case's tolerances. A kernel that deadlocks is
 `hang`, one the emulator stops (a lane outside its `_sync` mask, lanes at different collectives,
 a shared array indexed out of bounds) is `error`, each with the emulator's message; a construct the
-emulator lacks (inline PTX, tensor-core and TMA code, library calls) is `not-run` with its name,
+emulator lacks (inline PTX but `%laneid`, tensor-core and TMA code, library calls) is `not-run` with its name,
 found by the scan before anything is compiled. Emulated timings are never reported.
 """
 

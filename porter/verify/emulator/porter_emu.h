@@ -219,6 +219,13 @@ inline void release(Warp& warp, Group& group, int warp_index) {
     switch (group.kind) {
       case kShflIdx: case kShflUp: case kShflDown: case kShflXor: {
         int source = source_lane(group.kind, lane, warp.parameter[lane], warp.second[lane]);
+        if (source >= 0 && source < kWidth && warp_index * kWidth + source >= block.threads) {
+          // a lane past the block's last thread never ran: on AMD its register holds whatever an
+          // earlier wavefront left there (TileLang's 64-lane butterfly in 32-thread blocks read NaN
+          // and garbage so), here the shared-memory poison
+          std::memset(out, kPoison, kSlot);
+          break;
+        }
         // a lane that takes no part has no value to give: the reader keeps its own, as AMD's bpermute of an idle lane
         if (source < 0 || source >= kWidth || !(group.participants >> source & 1)) source = lane;
         std::memcpy(out, warp.input[source], kSlot);
