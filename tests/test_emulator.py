@@ -95,31 +95,41 @@ def test_the_suggested_fix_of_a_full_wavefront_vote_is_right_at_both_widths(tmp_
     the original's flags at 64 lanes and at 32."""
     if emulate.host_compiler() is None:
         pytest.skip("no host C++ compiler")
+    config = load_config(CORPUS / "emulate")
+    config.targets = ("gfx1100",)
+    tree = converted_planted(tmp_path, "block_votes_wave64.cu", config, unsafe_fixes=True)
+    assert "votes != (0xffffffffffffffffull >> (64 - PORTER_WARP_SIZE))" in (tree / "port.cu").read_text()
+    args = (
+        '  { name = "x", dtype = "f32", size = "16 * 128", init = "uniform(-0.002, 1)" },\n'
+        '  { name = "all_positive", dtype = "i32", size = "16", output = true },\n'
+        '  { name = "n", dtype = "i32", value = "16 * 128" },\n'
+    )
+    assert statuses_against(tree, "block_votes.cu", "block_all_positive", 16, 128, args) == ALL_PASS
+
+
+ALL_PASS = {"cpu-w32": "pass", "gfx942": "pass", "gfx1100": "pass"}
+
+
+def converted_planted(tmp_path, planted: str, config, unsafe_fixes: bool = False):
+    """corpus/emulate/planted/`planted` converted by porter (as port.cu): the converted tree."""
     from porter.convert import ConvertOptions, convert
 
     source = tmp_path / "in"
     source.mkdir()
-    shutil.copy(CORPUS / "emulate" / "planted" / "block_votes_wave64.cu", source / "port.cu")
-    config = load_config(CORPUS / "emulate")
-    config.targets = ("gfx1100",)
-    convert(ConvertOptions(source, tmp_path / "tree", jobs=1, unsafe_fixes=True), config)
-    tree = tmp_path / "tree"
-    ported = (tree / "port.cu").read_text()
-    assert "votes != (0xffffffffffffffffull >> (64 - PORTER_WARP_SIZE))" in ported
-    shutil.copy(CORPUS / "emulate" / "block_votes.cu", tree / "block_votes.cu")
+    shutil.copy(CORPUS / "emulate" / "planted" / planted, source / "port.cu")
+    convert(ConvertOptions(source, tmp_path / "tree", jobs=1, unsafe_fixes=unsafe_fixes), config)
+    return tmp_path / "tree"
+
+
+def statuses_against(tree, original: str, kernel: str, grid: int, block: int, args: str) -> dict[str, str]:
+    """Each target's verdict on the tree's port.cu against corpus/emulate/`original`, on the CPU device."""
+    shutil.copy(CORPUS / "emulate" / original, tree / original)
     (tree / "porter.toml").write_text(
-        '[[verify.case]]\nname = "k"\nsource = "block_votes.cu"\nport = "port.cu"\nkernel = "block_all_positive"\n'
-        "grid = 16\nblock = 128\nargs = [\n"
-        '  { name = "x", dtype = "f32", size = "16 * 128", init = "uniform(-0.002, 1)" },\n'
-        '  { name = "all_positive", dtype = "i32", size = "16", output = true },\n'
-        '  { name = "n", dtype = "i32", value = "16 * 128" },\n]\n'
+        f'[[verify.case]]\nname = "k"\nsource = "{original}"\nport = "port.cu"\nkernel = "{kernel}"\n'
+        f"grid = {grid}\nblock = {block}\nargs = [\n{args}]\n"
     )
     rows = verdicts(verify(tree, ("gfx942", "gfx1100"), load_config(tree), gpus=NO_GPUS), "k")
-    assert {target: row.status for target, row in rows.items()} == {
-        "cpu-w32": "pass",
-        "gfx942": "pass",
-        "gfx1100": "pass",
-    }
+    return {target: row.status for target, row in rows.items()}
 
 
 def test_a_kernel_in_a_python_string_runs_as_the_file_holds_it(emulated):
@@ -231,28 +241,15 @@ def test_a_butterfly_from_32_in_a_32_thread_block_reads_lanes_that_never_ran(emu
     rows = verdicts(result, "row_ladders_planted")
     assert rows["gfx942"].status == "fail" and rows["gfx942"].mismatches == 6, rows["gfx942"]
     assert rows["gfx1100"].status == "pass", rows["gfx1100"]
-    from porter.convert import ConvertOptions, convert
-
-    source = tmp_path / "in"
-    source.mkdir()
-    shutil.copy(CORPUS / "emulate" / "planted" / "row_max_ladder_32.cu", source / "port.cu")
     config = load_config(CORPUS / "emulate")
     config.targets = ("gfx942",)
-    assert [(f.line, f.rule) for f in scan([source], config, jobs=1).findings] == [(13, "WRP019")]
-    convert(ConvertOptions(source, tmp_path / "tree", jobs=1), config)
-    tree = tmp_path / "tree"
+    planted = CORPUS / "emulate" / "planted" / "row_max_ladder_32.cu"
+    assert [(f.line, f.rule) for f in scan([planted], config, jobs=1).findings] == [(13, "WRP019")]
+    tree = converted_planted(tmp_path, planted.name, config)
     assert "for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor(v, o));" in (tree / "port.cu").read_text()
-    shutil.copy(CORPUS / "emulate" / "row_ladders.cu", tree / "row_ladders.cu")
-    (tree / "porter.toml").write_text(
-        '[[verify.case]]\nname = "k"\nsource = "row_ladders.cu"\nport = "port.cu"\nkernel = "row_max"\n'
-        "grid = 6\nblock = 32\nargs = [\n"
+    args = (
         '  { name = "x", dtype = "f32", size = "6 * 100", init = "randn" },\n'
         '  { name = "y", dtype = "f32", size = "6", output = true },\n'
-        '  { name = "cols", dtype = "i32", value = "100" },\n]\n'
+        '  { name = "cols", dtype = "i32", value = "100" },\n'
     )
-    fixed = verdicts(verify(tree, ("gfx942", "gfx1100"), load_config(tree), gpus=NO_GPUS), "k")
-    assert {target: row.status for target, row in fixed.items()} == {
-        "cpu-w32": "pass",
-        "gfx942": "pass",
-        "gfx1100": "pass",
-    }
+    assert statuses_against(tree, "row_ladders.cu", "row_max", 6, 32, args) == ALL_PASS
