@@ -30,7 +30,6 @@ from porter.rules.device import (
     for_parts,
     int_value,
     is_constexpr_if,
-    literal_value,
     loop_step,
     shuffle_operands,
     template_parameters,
@@ -2093,7 +2092,4 @@ def _taken_within_row(ctx: FileContext, call: tree_sitter.Node) -> bool:
     if parent is None or parent.type != "binary_expression" or parent.child_by_field_name("left") != node:
         return False
     parts = binary_parts(parent, ctx.source)
-    if parts is None:
-        return False
-    operand = literal_value(ctx.source.text(parts[2].start_byte, parts[2].end_byte))
-    return (parts[1], operand) in (("%", ROW), ("&", ROW - 1))
+    return parts is not None and (parts[1], int_value(parts[2], ctx.source)) in (("%", ROW), ("&", ROW - 1))

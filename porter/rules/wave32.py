@@ -34,6 +34,7 @@ from porter.rules.device import (
     call_arguments,
     call_name,
     for_parts,
+    int_value,
     loop_step,
     shuffle_operands,
     unparenthesized,
@@ -134,12 +135,15 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         return  # only a scan for RDNA asks; a width may come from a header, so no prefilter on the file's text
     taken = {(f.span.start_byte, f.span.end_byte) for f in in_rows}  # the row's 16 is right at both widths
     for finding in [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx), *_full_wave_votes(ctx)]:
-        if (finding.span.start_byte, finding.span.end_byte) in taken:
-            continue
-        live = ctx.branches.live_at(finding.span.start_byte) if ctx.branches.regions else {}
         # not under a branch that keeps RDNA out (`#ifdef __GFX9__`, a wavefront-size test)
-        if live.get(RDNA.name) is not False and _written_for_rocm(ctx, finding, live):
+        if (finding.span.start_byte, finding.span.end_byte) not in taken and _rocm_code_for(ctx, finding, RDNA):
             yield finding
+
+
+def _rocm_code_for(ctx: FileContext, finding: Finding, environment) -> bool:
+    """Is the finding's code written for ROCm (_written_for_rocm) and compiled for `environment`?"""
+    live = ctx.branches.live_at(finding.span.start_byte) if ctx.branches.regions else {}
+    return live.get(environment.name) is not False and _written_for_rocm(ctx, finding, live)
 
 
 def _written_for_rocm(ctx: FileContext, finding: Finding, live: dict[str, bool | None]) -> bool:
@@ -396,10 +400,8 @@ def _rows_reached_past(ctx: FileContext) -> Iterable[Finding]:
     rows = block_rows(ctx)
     if not rows.row_only:
         return
-    found = [*_row_ladders(ctx, rows), *_row_steps(ctx, rows)]
-    for finding in found:
-        live = ctx.branches.live_at(finding.span.start_byte) if ctx.branches.regions else {}
-        if live.get(CDNA.name) is not False and _written_for_rocm(ctx, finding, live):
+    for finding in [*_row_ladders(ctx, rows), *_row_steps(ctx, rows)]:
+        if _rocm_code_for(ctx, finding, CDNA):
             yield finding
 
 
@@ -425,7 +427,7 @@ def _row_steps(ctx: FileContext, rows) -> Iterable[Finding]:
         if not name.startswith(_OFFSET_CALLS) or not rows.row_only_at(call.start_byte):
             continue
         offset = shuffle_operands(name, call)[0]
-        if offset is not None and offset.type == "number_literal" and _cdna_value(ctx, offset) == 32:
+        if int_value(offset, ctx.source) == 32:
             yield ROW_WITH_64_LANES.finding(
                 ctx, offset.start_byte, offset.end_byte,
                 f"`{name}` by 32 in a kernel whose block is rows of 32 threads: the step leaves the row; take it only where a row is 64 lanes",
