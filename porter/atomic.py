@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 
 
@@ -42,6 +43,20 @@ def write_cache_entry(path: str | os.PathLike, data: bytes) -> None:
 
 
 def write_output_file(path: str | os.PathLike, text: str) -> None:
-    """A command's output file, written whole: its folder made, the usual permissions."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    write_atomically(path, text.encode("utf-8"))
+    """A command's output file, written whole: its folder made, the usual permissions.
+
+    `-o /dev/null`, a FIFO or a terminal is written through: renaming a new file over it would
+    replace the device itself (as root, /dev/null became a regular file). A symbolic link to a
+    file has its target replaced, as a shell's `>` would, and stays a link."""
+    data = text.encode("utf-8")
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        status = None
+    if status is not None and not stat.S_ISREG(status.st_mode) and not stat.S_ISDIR(status.st_mode):
+        with open(path, "wb") as stream:
+            stream.write(data)
+        return
+    target = os.path.realpath(path)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    write_atomically(target, data)

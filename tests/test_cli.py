@@ -151,3 +151,36 @@ def test_progress_shows_on_a_terminal_and_not_in_a_pipe(command_name, tmp_path):
         seen += chunk
     assert process.wait(timeout=300) == 0
     assert b"\x1b[" in seen  # the terminal got drawing sequences: the progress bar
+
+
+def test_output_to_a_fifo_is_written_through_and_the_fifo_stays(tmp_path):
+    """`-o` at something that is not a regular file (a FIFO here; /dev/null in a user's hands) gets
+    the report written into it; renaming a new file over it, as porter did, replaced the device."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = invoke("scan", str(CORPUS / "warp_size"), "--no-cache", "--format", "json", "-o", str(fifo))
+    if os.path.exists(fifo) and stat.S_ISFIFO(os.lstat(fifo).st_mode):
+        reader.join(timeout=60)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert json.loads(received[0])["findings"]
+
+
+def test_output_through_a_symbolic_link_replaces_its_target(tmp_path):
+    """A link to a report file keeps being a link; the file it names gets the new report."""
+    target = tmp_path / "reports" / "scan.json"
+    target.parent.mkdir()
+    target.write_text("old", encoding="utf-8")
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    result = invoke("scan", str(CORPUS / "warp_size"), "--no-cache", "--format", "json", "-o", str(link))
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink()
+    assert json.loads(target.read_text(encoding="utf-8"))["findings"]
