@@ -24,9 +24,11 @@ def require_hip():
     return hip
 
 
-def nvcc_compile(path: Path, workdir: Path) -> subprocess.CompletedProcess:
+def nvcc_compile(path: Path, workdir: Path, extra=()) -> subprocess.CompletedProcess:
     nvcc = require_nvcc()
-    command = [str(nvcc.path), "-std=c++17", "-arch=sm_90", "-x", "cu", "-c", str(path), "-o", str(workdir / "out.o")]
+    command = [
+        str(nvcc.path), "-std=c++17", "-arch=sm_90", *extra, "-x", "cu", "-c", str(path), "-o", str(workdir / "out.o"),
+    ]  # fmt: skip
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 

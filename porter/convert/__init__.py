@@ -44,6 +44,7 @@ from porter.discover import ALWAYS_SKIPPED_DIRS, GENERATED_FILES
 from porter.findings import Edit, Finding
 from porter.parse import include_point, parse
 from porter.rewrite import applicable, edits_for_mode, rewrite
+from porter.rules import fixed_by_compat_header
 from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER, COMPAT_INCLUDE, WMMA_HEADER
 from porter.rules.build import cmake_packages
 from porter.rules.consteval import stand_ins
@@ -247,8 +248,8 @@ def _needs_compat(source: SourceFile, findings: list[Finding], mode: str, unsafe
         and (f.edits if mode == "portable" else edits_for_mode(f, mode))
         for f in findings
     )
-    syncs = any(f.category == "warp-sync" for f in findings)
-    return uses_compat or syncs or (source.kind is FileKind.CUDA and DEVICE_CODE.search(source.data) is not None)
+    header_fixes = any(f.category == "warp-sync" or fixed_by_compat_header(f) for f in findings)
+    return uses_compat or header_fixes or (source.kind is FileKind.CUDA and DEVICE_CODE.search(source.data) is not None)
 
 
 def _compat_include(source: SourceFile, offset: int | None) -> Edit:

@@ -65,6 +65,12 @@ def unsupported_on_amd(finding) -> bool:
     return rule is not None and rule.unsupported_on_amd
 
 
+def fixed_by_compat_header(finding) -> bool:
+    """Does the generated compat header supply what the finding's rule says HIP lacks?"""
+    rule = all_rules().get(finding.rule)
+    return rule is not None and rule.fixed_by_compat_header
+
+
 # PyTorch extensions write their ROCm branches in CUDA spelling too (`cudaFuncSetAttribute` under
 # `#ifdef USE_ROCM`): torch's hipify renames them at build time. The renames stand there as well.
 SPELLING_CATEGORIES = ("api", "library")

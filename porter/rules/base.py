@@ -52,6 +52,9 @@ class Rule:
     # the rule finds 64-lane assumptions (porter.rules.wave32): its findings stand in code compiled
     # for RDNA alone, where every other rule's fall away
     breaks_wave32: bool = False
+    # the generated compat header carries the fix (a declaration HIP lacks): a converted file where
+    # such a finding stands includes the header, whatever else it needs
+    fixed_by_compat_header: bool = False
 
     def explain(self) -> str:
         """The rule's documentation in Markdown, with ruff's fixed headings."""

@@ -9,6 +9,7 @@ from porter.findings import Finding, FixKind, Severity
 from porter.parse import captures, identifiers_named
 from porter.rules.base import FileContext, Rule
 from porter.rules.build import blank_comments
+from porter.rules.device import call_arguments, template_parameters, unparenthesized
 from porter.rules.patterns import find_patterns, pattern
 from porter.rules.warp_size import _in_constant_context
 from porter.source import FileKind, encoded_length
@@ -61,7 +62,37 @@ SETUP_SETTINGS = Rule(
     use_instead="Branch on `torch.version.hip` / `torch.utils.cpp_extension.ROCM_HOME`, and pass per-platform flags (`-fgpu-flush-denormals-to-zero` instead of `--ftz=true`, nothing for `--expt-relaxed-constexpr`).",
 )
 
-RULES = (C10_WARP_SIZE_HOST, CUDA_ONLY_TORCH_API, SETUP_SETTINGS)
+HALF_LDG = Rule(
+    id="TRX004",
+    name="half-ldg-without-hip-overload",
+    category="torch-extension",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="`__ldg` of `at::Half`, an overload torch declares for NVIDIA compilers only",
+    what="""
+        Finds `__ldg` reading through a pointer to `at::Half` (`c10::Half`), or to a kernel
+        template's element type in a file that dispatches `Half` (`AT_DISPATCH_..._HALF`,
+        `at::ScalarType::Half`), unless the project defines such an overload itself.
+        """,
+    why="""
+        torch declares `__ldg(const c10::Half*)` (c10/util/Half.h) for nvcc's device pass and
+        clang's CUDA mode alone; HIP's own `__ldg` overloads take built-in, vector and `__half`
+        types. Under hipcc the call has no matching function and the kernel does not compile
+        (torch declares its `BFloat16` overload for HIP too).
+        """,
+    example="""
+        template <typename scalar_t>
+        __global__ void copy(const scalar_t* in, scalar_t* out) { out[0] = __ldg(in); }
+        // AT_DISPATCH_FLOATING_TYPES_AND_HALF(...) launches copy<at::Half>
+        """,
+    use_instead="""
+        The compat header's `__ldg` for 16-bit classes (a plain load, as HIP's own `__ldg` is), or
+        the project's own `__ldg(const at::Half*)` in its ROCm branch.
+        """,
+    fixed_by_compat_header=True,
+)
+
+RULES = (C10_WARP_SIZE_HOST, CUDA_ONLY_TORCH_API, SETUP_SETTINGS, HALF_LDG)
 
 CUDA_ONLY = (
     pattern(r"(?<=[<\"])ATen/cudnn/[\w./]+(?=[>\"])|(?<=[<\"])ATen/cuda/nvrtc_stub/[\w./]+(?=[>\"])|(?<=[<\"])c10/cuda/driver_api\.h(?=[>\"])", CUDA_ONLY_TORCH_API, "`{text}` is only in CUDA builds of PyTorch", include=True),
@@ -87,6 +118,8 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         yield from _c10_warp_size(ctx)
     if b"cudnn" in data or b"nvrtc" in data or b"driver_api" in data or b"DriverAPI" in data or b"NVRTC" in data:
         yield from find_patterns(ctx, CUDA_ONLY)
+    if b"__ldg" in data and not ctx.portable:  # a portable file has the compat header's overload
+        _half_loads(ctx)
 
 
 def _c10_warp_size(ctx: FileContext) -> Iterable[Finding]:
@@ -123,6 +156,115 @@ def _at_namespace_scope(node) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+# -- TRX004: __ldg of at::Half ---------------------------------------------------------------
+# A project that defines the overload itself (torch-scatter does, under USE_ROCM) vetoes the key in
+# any of its files; the loads are pending findings of that key, which each loading file claims.
+HALF_LDG_KEY = "half-ldg"
+_HALF = re.compile(r"(?:(?:at|c10)::)?Half")
+# a dispatch with Half (`AT_DISPATCH_FLOATING_TYPES_AND_HALF`, `AT_DISPATCH_..._AND2(at::ScalarType::Half,`)
+# or a template argument of Half (`kernel<at::Half><<<…>>>`)
+_DISPATCHES_HALF = re.compile(
+    rb"\bAT_DISPATCH_\w*HALF\w*|\bScalarType::Half\b|\bkHalf\b|<\s*(?:(?:at|c10)::)?Half\s*[,>]"
+)
+_HALF_OVERLOAD = re.compile(rb"\b__ldg\s*\(\s*const\s+(?:(?:at|c10)::)?Half\s*\*")
+
+
+def _half_loads(ctx: FileContext) -> None:
+    data = ctx.source.data
+    if _HALF_OVERLOAD.search(data):
+        ctx.project.vetoes.add(HALF_LDG_KEY)
+    dispatches_half = _DISPATCHES_HALF.search(blank_comments(data)) is not None
+    for _, call in ctx.device.calls_named("__ldg"):
+        function = ctx.device.function_of(call)
+        if function.node is None or not ctx.device.is_device_code(call):
+            continue
+        element = _loaded_type(ctx, function.node, call)
+        if element is None:
+            continue
+        if _HALF.fullmatch(element):
+            message = (
+                f"`__ldg` of `{element}`: torch declares that overload for NVIDIA compilers only, and HIP has none"
+            )
+        elif dispatches_half and element in _template_type_names(ctx, function.node):
+            message = f"`__ldg` of `{element}`, which this file dispatches as `at::Half`: torch declares that overload for NVIDIA compilers only, and HIP has none"
+        else:
+            continue
+        name = call.child_by_field_name("function")
+        ctx.project.claims.add(HALF_LDG_KEY)
+        ctx.project.pending.append((HALF_LDG_KEY, HALF_LDG.finding(ctx, name.start_byte, name.end_byte, message)))
+
+
+def _loaded_type(ctx: FileContext, function, call) -> str | None:
+    """The element type `__ldg(p)` reads, from `p`'s declaration in the function (a parameter or a
+    local) or a cast: `in + i`, `in + offset + i`, `&in[i]` and `(const at::Half*)p` included. None
+    where unknown."""
+    arguments = call_arguments(call)
+    return _element_type(ctx, function, arguments[0]) if len(arguments) == 1 else None
+
+
+def _element_type(ctx: FileContext, function, node) -> str | None:
+    node = unparenthesized(node)
+    if node.type == "cast_expression":
+        cast = node.child_by_field_name("type")
+        text = ctx.source.text(cast.start_byte, cast.end_byte) if cast is not None else ""
+        return re.sub(r"\bconst\b|\bvolatile\b|\s", "", text).removesuffix("*") or None
+    if node.type == "pointer_expression" and ctx.source.text(node.start_byte, node.start_byte + 1) == "&":
+        inner = unparenthesized(node.child_by_field_name("argument"))
+        if inner.type != "subscript_expression":
+            return None
+        node = inner.child_by_field_name("argument")
+    elif node.type == "binary_expression":
+        # pointer arithmetic: the one operand declared as a pointer is the one read through
+        sides = (node.child_by_field_name("left"), node.child_by_field_name("right"))
+        found = [t for side in sides if side is not None and (t := _element_type(ctx, function, side))]
+        return found[0] if len(found) == 1 else None
+    if node is None or node.type != "identifier":
+        return None
+    return _pointee(ctx, function, node)
+
+
+def _pointee(ctx: FileContext, function, name_node) -> str | None:
+    """The element type of a pointer or array the function declares under the name."""
+    name = ctx.source.text(name_node.start_byte, name_node.end_byte)
+    declarator = function.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    declarations = list(parameters.named_children) if parameters is not None else []
+    declarations += captures("(declaration) @d", function).get("d", [])
+    for declaration in declarations:
+        type_node = declaration.child_by_field_name("type")
+        if type_node is None:
+            continue
+        for declared in declaration.children_by_field_name("declarator"):
+            if declared.type == "init_declarator":
+                declared = declared.child_by_field_name("declarator")
+            if declared is not None and _declares_pointer_named(ctx, declared, name):
+                return ctx.source.text(type_node.start_byte, type_node.end_byte)
+    return None
+
+
+def _declares_pointer_named(ctx: FileContext, declarator, name: str) -> bool:
+    """`*name`, `* __restrict__ name`, `name[]`: one level of pointer (or an array) to the type."""
+    if declarator.type not in ("pointer_declarator", "array_declarator"):
+        return False
+    inner = declarator.child_by_field_name("declarator")
+    return (
+        inner is not None and inner.type == "identifier" and ctx.source.text(inner.start_byte, inner.end_byte) == name
+    )
+
+
+def _template_type_names(ctx: FileContext, function) -> set[str]:
+    """The type parameters of the template the function is (`typename scalar_t`)."""
+    names = set()
+    for parameter in template_parameters(function):
+        if parameter.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+            names.update(
+                ctx.source.text(c.start_byte, c.end_byte)
+                for c in parameter.named_children
+                if c.type == "type_identifier"
+            )
+    return names
 
 
 def _setup(ctx: FileContext) -> Iterable[Finding]:
