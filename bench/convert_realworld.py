@@ -125,10 +125,11 @@ def main() -> int:
         "- Where the experts wrote a ROCm branch, porter reports the same place, and its automatic fixes are",
         "  the ones the experts made by hand: hipCUB for CUB, 64-bit lane masks, a `const void*` kernel",
         "  argument for `hipFuncSetAttribute`, the sync intrinsics (compat header), the CUDA version macro.",
-        "- The kernel TUs are built against torch's own CUDA headers as porter converts them for HIP; for",
-        f"  gfx942, {'; '.join(builds)} build. torch-scatter's segment kernels load `scalar_t` through `__ldg` and",
-        "  are dispatched with Half, an overload torch declares for NVIDIA compilers only: its experts define",
-        "  one under USE_ROCM; porter names the loads (TRX004) and its compat header declares the load.",
+        "- The kernel TUs are built against torch's own CUDA headers as porter converts them for HIP.",
+        f"  For gfx942: {'; '.join(builds)} build.",
+        "- torch-scatter's segment kernels load `scalar_t` through `__ldg` and are dispatched with Half, an",
+        "  overload torch declares for NVIDIA compilers only: its experts define one under USE_ROCM; porter",
+        "  names the loads (TRX004) and its compat header declares the load.",
         "",
     ]
     args.output.write_text("\n".join(text))
