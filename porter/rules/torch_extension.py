@@ -206,10 +206,10 @@ def _loaded_type(ctx: FileContext, function, call) -> str | None:
 
 def _element_type(ctx: FileContext, function, node) -> str | None:
     node = unparenthesized(node)
-    if node.type == "cast_expression":
+    if node.type == "cast_expression":  # `(const at::Half*)p`: the type pointed to; `(int)x` is no pointer
         cast = node.child_by_field_name("type")
-        text = ctx.source.text(cast.start_byte, cast.end_byte) if cast is not None else ""
-        return re.sub(r"\bconst\b|\bvolatile\b|\s", "", text).removesuffix("*") or None
+        text = re.sub(r"\bconst\b|\bvolatile\b|\s", "", ctx.source.text(cast.start_byte, cast.end_byte)) if cast else ""
+        return text[:-1] if text.endswith("*") and not text.endswith("**") else None
     if node.type == "pointer_expression" and ctx.source.text(node.start_byte, node.start_byte + 1) == "&":
         inner = unparenthesized(node.child_by_field_name("argument"))
         if inner.type != "subscript_expression":
