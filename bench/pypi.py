@@ -65,6 +65,14 @@ PACKAGES = {
         "af60319898dcfd552ba12a34165b9dd46c0bbd83d48ce665b1df6bd6ae77e9f1",
         "include/flashinfer",
     ),
+    # PyTorch extensions built as their authors ship them (bench/build_realworld.py)
+    "torch-cluster": Package(
+        "torch-cluster", "1.6.3", "78d5a930a5bbd0d8788df8c6d66addd68d6dd292fe3edb401e3dacba26308152"
+    ),
+    "torch-spline-conv": Package(
+        "torch-spline-conv", "1.2.2", "ed45a81da29f774665dbdd4709d7e534cdf16d2e7006dbd06957f35bd09661b2"
+    ),
+    "megablocks": Package("megablocks", "0.10.0", "956fd9880fa869f7468da125da230733d5f84e10a9f8c2991e5e16523c6fe1e0"),
 }
 
 
