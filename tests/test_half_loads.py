@@ -29,6 +29,26 @@ __device__ __inline__ at::Half __ldg(const at::Half* ptr) { return __ldg(reinter
 #endif
 """
 
+# a `.h` header whose only finding is TRX004: a kernel template launched through the project's own
+# helper (no launch syntax, no CUDA API to rename), dispatched with Half
+LAUNCHED_BY_A_HELPER = """#pragma once
+#include <ATen/Dispatch.h>
+#include <c10/util/Half.h>
+
+template <typename scalar_t>
+__global__ void copy_rows(const scalar_t* __restrict__ src, scalar_t* __restrict__ out, int64_t n) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = __ldg(src + i);
+}
+
+template <typename Kernel>
+void launch_rows(Kernel kernel, const void* src, void* out, int64_t n);  // the project's launcher
+
+inline void copy_rows_of(c10::ScalarType type, const void* src, void* out, int64_t n) {
+  AT_DISPATCH_FLOATING_TYPES_AND_HALF(type, "copy_rows", [&] { launch_rows(copy_rows<scalar_t>, src, out, n); });
+}
+"""
+
 
 def _torch_include() -> str:
     torch = pytest.importorskip("torch")
@@ -94,3 +114,12 @@ def test_a_second_conversion_of_the_port_changes_nothing(tmp_path):
     convert(ConvertOptions(first, second, "portable"), Config(), None)
     assert (second / "half_loads.cu").read_bytes() == (first / "half_loads.cu").read_bytes()
     assert _rules(first) == []
+
+
+def test_a_header_whose_only_fix_is_the_compat_headers_load_includes_it(tmp_path):
+    tree, out = tmp_path / "tree", tmp_path / "out"
+    tree.mkdir()
+    (tree / "copy_rows.h").write_text(LAUNCHED_BY_A_HELPER, encoding="utf-8")
+    assert _rules(tree) == [("TRX004", 8)]
+    convert(ConvertOptions(tree, out, "portable"), Config(), None)
+    assert (out / "copy_rows.h").read_text(encoding="utf-8").count('#include "porter_compat.h"') == 1
