@@ -119,6 +119,23 @@ def test_torch_units_get_torch_flags_per_vendor_and_others_none(tmp_path):
     assert flags.for_unit("ext.cu", tmp_path, "hip-nvidia") is None
 
 
+def test_a_unit_reaching_torch_through_the_projects_headers_gets_torch_flags(tmp_path):
+    """nerfacc's scan.cu includes "include/utils_scan.cuh", which reaches torch/extension.h: without
+    torch's include paths its build failed as if torch's headers were missing from the toolchain."""
+    if toolchains.find_torch() is None:
+        pytest.skip("torch is not installed")
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "utils_cuda.cuh").write_text("#pragma once\n#include <torch/extension.h>\n")
+    (tmp_path / "include" / "utils_scan.cuh").write_text('#pragma once\n#include "utils_cuda.cuh"\n')
+    (tmp_path / "scan.cu").write_text('#include "include/utils_scan.cuh"\n__global__ void k() {}\n')
+    (tmp_path / "plain.cu").write_text('#include "include/plain.cuh"\n__global__ void k() {}\n')
+    (tmp_path / "include" / "plain.cuh").write_text("#pragma once\n")
+    flags = project_flags(tmp_path)
+    assert "-DUSE_ROCM=1" in flags.for_unit("scan.cu", tmp_path, "hip")
+    assert "-std=c++20" in flags.for_unit("scan.cu", tmp_path, "cuda")
+    assert flags.for_unit("plain.cu", tmp_path, "cuda") == []
+
+
 @pytest.mark.network
 @pytest.mark.slow
 def test_torch_scatter_builds_for_sm90_and_its_gfx942_failure_names_the_header_and_why(tmp_path):

@@ -75,7 +75,7 @@ class ProjectFlags:
         owners = [d for d in self.extensions if d == "" or rel.startswith(d + "/")]
         if owners:
             return self.extensions[max(owners, key=len)]
-        if TORCH_INCLUDE.search((tree / rel).read_bytes()):
+        if reaches_torch(tree, rel):
             return TorchExtension("porter_extension", (), ())
         return None
 
@@ -89,15 +89,29 @@ def include_search(tree: Path, rel: str, known: list[str]) -> list[str]:
     """Directories of the project (relative to `tree`) that hold headers the unit reaches through
     `#include "..."` names that neither the including file's directory nor the known include paths
     resolve: of the directories providing that name, the one nearest the unit (see `_nearest`)."""
+    return _walk_includes(tree, rel, known)[0]
+
+
+def reaches_torch(tree: Path, rel: str) -> bool:
+    """Does the unit include torch's headers, itself or through the project's own headers
+    (nerfacc's scan.cu reaches torch/extension.h through include/utils_scan.cuh)?"""
+    return any(TORCH_INCLUDE.search(data) for data in _walk_includes(tree, rel, [])[1])
+
+
+def _walk_includes(tree: Path, rel: str, known: list[str]) -> tuple[list[str], list[bytes]]:
+    """The unit's `#include "..."` closure within the project: the directories found for names no
+    known path resolves (include_search), and the text of each file reached, the unit's first."""
     found: list[str] = []
+    texts: list[bytes] = []
     queue, seen = [tree / rel], {tree / rel}
     while queue and len(seen) < SEARCH_LIMIT:
         current = queue.pop()
         try:
-            names = QUOTED_INCLUDE.findall(current.read_bytes())
+            data = current.read_bytes()
         except OSError:
             continue
-        for raw in names:
+        texts.append(data)
+        for raw in QUOTED_INCLUDE.findall(data):
             name = raw.decode("utf-8", "replace")
             bases = [current.parent] + [tree / d for d in known + found]
             header = next((b / name for b in bases if (b / name).is_file()), None)
@@ -110,7 +124,7 @@ def include_search(tree: Path, rel: str, known: list[str]) -> list[str]:
             if header not in seen:
                 seen.add(header)
                 queue.append(header)
-    return found
+    return found, texts
 
 
 def _nearest(providers: list[str], rel: str) -> str | None:
