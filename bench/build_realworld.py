@@ -25,7 +25,7 @@ from porter.build.run import build  # noqa: E402
 from porter.config import Config  # noqa: E402
 from porter.scan import scan  # noqa: E402
 
-BUILT = ("torch-cluster", "torch-spline-conv", "megablocks", "torch-scatter")
+BUILT = ("torch-cluster", "torch-spline-conv", "megablocks", "torch-scatter", "nerfacc")
 TARGETS = ("sm_90", "gfx942")
 
 
