@@ -136,6 +136,23 @@ def test_a_unit_reaching_torch_through_the_projects_headers_gets_torch_flags(tmp
     assert flags.for_unit("plain.cu", tmp_path, "cuda") == []
 
 
+def test_a_header_the_installed_torch_dropped_is_the_originals_problem_for_both_vendors(tmp_path):
+    """mmcv 2.2.0 includes THC/THCAtomics.cuh, which torch 2.13 ships for neither vendor: its gfx942
+    units were classed toolchain-missing-header, as if ROCm lacked it."""
+    require_nvcc()
+    require_hip()
+    if toolchains.find_torch() is None:
+        pytest.skip("torch is not installed")
+    (tmp_path / "ext.cu").write_text(
+        "#include <c10/macros/Macros.h>\n#include <THC/THCAtomics.cuh>\n__global__ void k() {}\n"
+    )
+    built = build_json(tmp_path, "sm_90", "gfx942")
+    assert sorted((u["target"], u["class"]) for u in built["units"]) == [
+        ("gfx942", "original-does-not-build"), ("sm_90", "original-does-not-build"),
+    ]  # fmt: skip
+    assert all("the installed torch" in u["diagnostic"] for u in built["units"])
+
+
 @pytest.mark.network
 @pytest.mark.slow
 def test_torch_scatter_builds_for_sm90_and_its_gfx942_failure_names_the_header_and_why(tmp_path):

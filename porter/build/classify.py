@@ -61,9 +61,12 @@ def _in_rocm_branch(tree: Path, diagnostic: str, unit_dir: str) -> bool:
 
 
 def _gone_from_torch(header: str) -> str | None:
-    """Why a torch header the original includes is missing: the installed torch no longer has it."""
+    """Why a torch header the original includes is missing: the installed torch no longer has it.
+    A HIP spelling (`ATen/hip/...`) is ROCm torch's own, which a CPU or CUDA torch never ships."""
     found = toolchains.find_torch()
     if found is None or header.split("/")[0] not in ("THC", "ATen", "c10", "torch"):
+        return None
+    if "hip" in header.lower().split("/")[1:-1] or "HIP" in header:
         return None
     if (found[1] / "include" / header).is_file():
         return None
@@ -91,7 +94,8 @@ def classify(
         unit.cls = "port-error"
         unit.diagnostic = f"{missing.group(1)}: a CUDA header the port still includes ({unit.diagnostic})"
         return
-    gone = _gone_from_torch(missing.group(1)) if missing and unit.variant == "cuda" else None
+    # a header torch dropped (mmcv 2.2.0's THC/THCAtomics.cuh under torch 2.13) is gone for both vendors
+    gone = _gone_from_torch(missing.group(1)) if missing else None
     if gone:
         unit.cls = "original-does-not-build"
         unit.diagnostic = f"{missing.group(1)}: {gone} ({unit.diagnostic})"
