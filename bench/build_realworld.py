@@ -29,6 +29,11 @@ BUILT = ("torch-cluster", "torch-spline-conv", "megablocks", "torch-scatter", "n
 TARGETS = ("sm_90", "gfx942")
 
 
+def unit_outcome(unit) -> str:
+    """`builds`, or the failure's status, class and first diagnostic."""
+    return "builds" if unit.status == "ok" else f"{unit.status} [{unit.cls}]: {(unit.diagnostic or '')[:200]}"
+
+
 def package_report(name: str) -> tuple[list[str], Counter]:
     tree = fetch(PACKAGES[name])
     started = time.perf_counter()
@@ -38,8 +43,7 @@ def package_report(name: str) -> tuple[list[str], Counter]:
     lines = [f"## {name} {PACKAGES[name].version}", "", f"Built in {seconds:.0f} s; gfx units with {result.hip}.", ""]
     for unit in sorted(result.units, key=lambda u: (u.file, u.target)):
         outcomes[(unit.target, unit.status == "ok")] += 1
-        detail = "builds" if unit.status == "ok" else f"{unit.status} [{unit.cls}]: {(unit.diagnostic or '')[:200]}"
-        lines.append(f"- `{unit.file}` {unit.target}: {detail}")
+        lines.append(f"- `{unit.file}` {unit.target}: {unit_outcome(unit)}")
     rules = Counter(f.rule for f in scan([tree], Config()).findings if f.rule.startswith("TRX"))
     if rules:
         lines += ["", "PyTorch-extension findings: " + ", ".join(f"{rule} {n}" for rule, n in sorted(rules.items()))]

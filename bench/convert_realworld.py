@@ -19,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.build_realworld import unit_outcome  # noqa: E402
 from bench.expert import DIRECTIVE, ROCM_MACROS, strip  # noqa: E402
 from bench.pypi import PACKAGES, fetch  # noqa: E402
 from porter.build.run import build  # noqa: E402
@@ -43,10 +44,7 @@ def build_gfx942(tree: Path) -> tuple[list[str], str, int, int]:
     """Each kernel TU of `tree` (already converted) built for gfx942 as `porter build` builds it: a
     line per TU, the HIP toolchain that built them, and how many of how many build."""
     result = build(tree, ("gfx942",), Config(), convert_first=False)
-    lines = [
-        f"- `{u.file}`: " + ("builds" if u.status == "ok" else f"{u.status} [{u.cls}]: {(u.diagnostic or '')[:200]}")
-        for u in result.units
-    ]
+    lines = [f"- `{u.file}`: {unit_outcome(u)}" for u in result.units]
     return lines, result.hip or "no HIP toolchain", sum(u.status == "ok" for u in result.units), len(result.units)
 
 

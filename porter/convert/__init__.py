@@ -248,7 +248,7 @@ def _needs_compat(source: SourceFile, findings: list[Finding], mode: str, unsafe
         and (f.edits if mode == "portable" else edits_for_mode(f, mode))
         for f in findings
     )
-    header_fixes = any(f.category == "warp-sync" or fixed_by_compat_header(f) for f in findings)
+    header_fixes = any(fixed_by_compat_header(f) for f in findings)
     return uses_compat or header_fixes or (source.kind is FileKind.CUDA and DEVICE_CODE.search(source.data) is not None)
 
 

@@ -693,6 +693,15 @@ _TEMPLATE_PARAMETERS = (
 )  # fmt: skip
 
 
+def function_parameters(definition: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """A function definition's parameters in order, as its callers' arguments line up with them
+    (the comments a parameter list may hold left out)."""
+    declarator = definition.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    listed = parameters.named_children if parameters is not None else []
+    return [p for p in listed if p.type in ("parameter_declaration", "optional_parameter_declaration")]
+
+
 def template_parameters(function: tree_sitter.Node) -> list[tree_sitter.Node]:
     """The parameters of the template a function definition is, in order (none for a plain function)."""
     template = function.parent

@@ -13,7 +13,7 @@ from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import block_rows
-from porter.rules.device import VarClass, call_arguments, int_value
+from porter.rules.device import VarClass, call_arguments, function_parameters, int_value
 from porter.rules.patterns import search_fast
 from porter.source import encoded_length
 
@@ -148,19 +148,10 @@ def _mask_parameter_sites(ctx: FileContext):
         if not arguments or arguments[0].type != "identifier" or function.node is None:
             continue
         mask_name = ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
-        for index, parameter in enumerate(_parameters_of(function.node)):
+        for index, parameter in enumerate(function_parameters(function.node)):
             name_node = parameter.child_by_field_name("declarator")
             if name_node is not None and ctx.source.text(name_node.start_byte, name_node.end_byte) == mask_name:
                 yield name, function, index, parameter
-
-
-def _parameters_of(definition: tree_sitter.Node) -> list[tree_sitter.Node]:
-    """A function definition's parameters in order, as its callers' arguments line up with them
-    (the comments a parameter list may hold left out)."""
-    declarator = definition.child_by_field_name("declarator")
-    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-    listed = parameters.named_children if parameters is not None else []
-    return [p for p in listed if p.type in ("parameter_declaration", "optional_parameter_declaration")]
 
 
 def _mask_wrappers(ctx: FileContext) -> dict[str, int]:
@@ -321,7 +312,7 @@ def _parameters_given_masks(ctx: FileContext) -> Iterable[tuple[tree_sitter.Node
     for name, call in ctx.device.calls_named(tuple(definitions)):
         if len(definitions[name]) != 1:
             continue  # overloads: which one the call picks is the compiler's question
-        listed = _parameters_of(definitions[name][0])
+        listed = function_parameters(definitions[name][0])
         for index, argument in enumerate(call_arguments(call)):
             if index >= len(listed) or listed[index].id in seen:
                 continue

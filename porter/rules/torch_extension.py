@@ -9,7 +9,7 @@ from porter.findings import Finding, FixKind, Severity
 from porter.parse import captures, identifiers_named
 from porter.rules.base import FileContext, Rule
 from porter.rules.build import blank_comments
-from porter.rules.device import call_arguments, template_parameters, unparenthesized
+from porter.rules.device import call_arguments, function_parameters, template_parameters, unparenthesized
 from porter.rules.patterns import find_patterns, pattern
 from porter.rules.warp_size import _in_constant_context
 from porter.source import FileKind, encoded_length
@@ -228,10 +228,7 @@ def _element_type(ctx: FileContext, function, node) -> str | None:
 def _pointee(ctx: FileContext, function, name_node) -> str | None:
     """The element type of a pointer or array the function declares under the name."""
     name = ctx.source.text(name_node.start_byte, name_node.end_byte)
-    declarator = function.child_by_field_name("declarator")
-    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-    declarations = list(parameters.named_children) if parameters is not None else []
-    declarations += captures("(declaration) @d", function).get("d", [])
+    declarations = function_parameters(function) + captures("(declaration) @d", function).get("d", [])
     for declaration in declarations:
         type_node = declaration.child_by_field_name("type")
         if type_node is None:
