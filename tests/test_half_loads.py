@@ -94,6 +94,21 @@ def test_a_template_this_file_does_not_dispatch_with_half_is_left_alone(tmp_path
     assert _rules(tmp_path) == []
 
 
+def test_a_dispatch_named_in_a_comment_is_no_dispatch(tmp_path):
+    text = (CASE / "half_loads.cu").read_text(encoding="utf-8")
+    floats = text.replace("AT_DISPATCH_FLOATING_TYPES_AND_HALF", "AT_DISPATCH_FLOATING_TYPES")
+    (tmp_path / "floats.cu").write_text(floats + "// TODO: AT_DISPATCH_FLOATING_TYPES_AND_HALF once at::Half loads\n")
+    assert _rules(tmp_path) == []
+
+
+def test_a_dispatch_in_the_files_own_macro_counts(tmp_path):
+    text = (CASE / "half_loads.cu").read_text(encoding="utf-8")
+    wrapped = text.replace("AT_DISPATCH_FLOATING_TYPES_AND_HALF", "DISPATCH_ROWS")
+    macro = "#define DISPATCH_ROWS(...) AT_DISPATCH_FLOATING_TYPES_AND_HALF(__VA_ARGS__)\n"
+    (tmp_path / "wrapped.cu").write_text(macro + wrapped, encoding="utf-8")
+    assert _rules(tmp_path) == [("TRX004", 18)]
+
+
 def test_a_load_through_a_pointer_to_half_is_named(tmp_path):
     """Non-template code of at::Half compiles under clang's CUDA mode, where torch declares the
     overload in both passes: its loads are named whatever the file dispatches."""

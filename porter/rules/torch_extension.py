@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from porter.findings import Finding, FixKind, Severity
-from porter.parse import captures, identifiers_named
+from porter.parse import Context, captures, identifiers_named
 from porter.rules.base import FileContext, Rule
 from porter.rules.build import blank_comments
 from porter.rules.device import call_arguments, function_parameters, template_parameters, unparenthesized
@@ -175,7 +175,6 @@ def _half_loads(ctx: FileContext) -> None:
     data = ctx.source.data
     if _HALF_OVERLOAD.search(data):
         ctx.project.vetoes.add(HALF_LDG_KEY)
-    dispatches_half = _DISPATCHES_HALF.search(blank_comments(data)) is not None
     for _, call in ctx.device.calls_named("__ldg"):
         function = ctx.device.function_of(call)
         if function.node is None or not ctx.device.is_device_code(call):
@@ -187,13 +186,23 @@ def _half_loads(ctx: FileContext) -> None:
             message = (
                 f"`__ldg` of `{element}`: torch declares that overload for NVIDIA compilers only, and HIP has none"
             )
-        elif dispatches_half and element in _template_type_names(ctx, function.node):
+        elif element in _template_type_names(ctx, function.node) and ctx.once(
+            HALF_LDG_KEY, lambda: _dispatches_half(ctx)
+        ):
             message = f"`__ldg` of `{element}`, which this file dispatches as `at::Half`: torch declares that overload for NVIDIA compilers only, and HIP has none"
         else:
             continue
         name = call.child_by_field_name("function")
         ctx.project.claims.add(HALF_LDG_KEY)
         ctx.project.pending.append((HALF_LDG_KEY, HALF_LDG.finding(ctx, name.start_byte, name.end_byte, message)))
+
+
+def _dispatches_half(ctx: FileContext) -> bool:
+    """Does the file's code (a macro's body included, its comments not) dispatch with Half?"""
+    return any(
+        ctx.parsed.context_at(match.start(), match.end()) is not Context.COMMENT
+        for match in _DISPATCHES_HALF.finditer(ctx.source.data)
+    )
 
 
 def _loaded_type(ctx: FileContext, function, call) -> str | None:
