@@ -370,18 +370,19 @@ def _read_all(files: list[DiscoveredFile], digests: bool) -> list[_Contents | No
 def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | None]) -> HeaderConstants:
     """The integer constants of the tree's headers (a warp width defined in one header is used in
     another file), read with the project's own ROCm markers, which any of its sources may show."""
-    headers, sources, names = [], [], []
+    headers, sources, names, source_names = [], [], [], []
     for file, read in zip(files, contents, strict=True):
         header = file.path.suffix.lower() in HEADER_SUFFIXES
         if read is None or not (header or file.kind.is_c_family):
             continue
         data = read.head
         sources.append(data)
+        source_names.append(file.path.name)
         if header:
             headers.append(data)
             names.append(file.path.name)
     markers = learned_rocm_markers(sources, hip_written_headers(zip(names, headers, strict=True)))
-    sides = header_sides(sources, frozenset(names), markers, lambda path: path in load_tables().includes)
+    sides = header_sides(sources, frozenset(names), markers, lambda path: path in load_tables().includes, source_names)
     pasting = project_pasting_macros(headers)
     return header_constants(headers, markers, names, project_row_launches(sources), sides, pasting)
 

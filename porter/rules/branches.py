@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -535,30 +535,38 @@ _ONE, _NOT_ONE = re.compile(rb"(\w+)"), re.compile(rb"![ \t]*(\w+)")  # cupy's `
 
 
 def header_sides(
-    sources: list[bytes], headers: Collection[str], markers: Collection[str], is_toolkit: Callable[[str], bool]
+    sources: list[bytes],
+    headers: Collection[str],
+    markers: Collection[str],
+    is_toolkit: Callable[[str], bool],
+    source_names: Sequence[str] | None = None,
 ) -> dict[str, Side]:
     """The project's headers (by file name) that every file including them includes in an arm for
     one platform: under the undefined arm of a ROCm marker (`#else` of `#if defined(GGML_USE_HIP)`,
     `#ifndef USE_ROCM`), CUDA_ONLY, so their code is not to be ported (llama.cpp's vendors/cuda.h);
     under its defined arm, ROCM, code written for HIP. `markers` are the project's learned ones,
     beside ROCM_MARKERS; `<cuda.h>` and the other headers `is_toolkit` names are CUDA's, whatever a
-    project header of that name (`vendors/cuda.h`) is (asked only of such names: the tables load late)."""
+    project header of that name (`vendors/cuda.h`) is (asked only of such names: the tables load late).
+    `source_names` are the sources' own file names: a header that includes its own name includes
+    another file of that name (llama.cpp's vendors/musa.h includes the MUSA SDK's `<musa.h>`)."""
     known = frozenset(markers) | ROCM_MARKERS
     needles = [name.encode() for name in known]
-    sided = [data for data in sources if b"include" in data and any(needle in data for needle in needles)]
+    named = list(zip(sources, source_names or [None] * len(sources), strict=True))
+    sided = [(data, own) for data, own in named if b"include" in data and any(n in data for n in needles)]
     found: dict[str, set[Side | None]] = {}
-    for data in sided:
+    for data, own in sided:
         for bracket, path, side in _include_sides(data, known):
-            if (name := _project_header(bracket, path, headers, is_toolkit)) is not None:
+            if (name := _project_header(bracket, path, headers, is_toolkit)) not in (None, own):
                 found.setdefault(name, set()).add(side)
     # a header included for one platform here may be included unconditionally elsewhere
     candidates = {name for name, sides in found.items() if None not in sides}
     candidate_needles = [name.encode() for name in candidates]
-    read = {id(data) for data in sided}
-    for data in sources if candidates else ():
+    read = {id(data) for data, _ in sided}
+    for data, own in named if candidates else ():
         if id(data) not in read and b"include" in data and any(needle in data for needle in candidate_needles):
             for match in INCLUDE_LINE.finditer(data):
-                if (name := _project_header(match.group(1), match.group(2), candidates, is_toolkit)) is not None:
+                name = _project_header(match.group(1), match.group(2), candidates, is_toolkit)
+                if name not in (None, own):
                     found[name].add(None)
     return {name: sides.pop() for name, sides in found.items() if len(sides) == 1 and None not in sides}
 
