@@ -6,8 +6,11 @@ import re
 from collections.abc import Iterable
 
 from porter.findings import Edit, Finding, FixKind, Severity
+from porter.parse import captures
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import block_rows
+from porter.rules.consteval import evaluate
+from porter.rules.device import literal_value, template_parameters
 from porter.rules.ptx import AsmStatement, fill_template, looks_like_ptx, lop3_expression, opcode
 
 WHY_PTX = """
@@ -77,15 +80,71 @@ def _translation(ctx: FileContext, statement: AsmStatement, own) -> Finding:
     for instruction, entry in own:
         use = (entry.row_use if in_rows else None) or entry.use or "plain C++"
         if instruction.startswith("lop3"):
-            immediate = re.search(r"(0x[0-9a-fA-F]+|\d+)\s*$", instruction)
-            if immediate:
-                use = f"{lop3_expression(int(immediate.group(1), 0))} (a, b, c: the three sources)"
+            use = _lop3_use(ctx, statement, instruction) or use
         uses.append(f"`{opcode(instruction)}` → {use}")
     message = "PTX: " + "; ".join(dict.fromkeys(uses))
     edit = _exact_edit(statement, own, in_rows)
     if edit is not None:
         return PTX_TRANSLATABLE.finding(ctx, statement.start, statement.end, message, edits=(edit,), fix=FixKind.AUTO)
     return PTX_TRANSLATABLE.finding(ctx, statement.start, statement.end, message)
+
+
+def _lop3_use(ctx: FileContext, statement: AsmStatement, instruction: str) -> str | None:
+    """The bitwise expression of `lop3.b32 d, a, b, c, LUT`: LUT written in the template (`0xE8`), or
+    an operand (`%4`) that is a constant, or the enclosing template's parameter (marlin's
+    `template <int lut> lop3(...)`: each instantiation in the file, `lop3<(0xf0 & 0xcc) | 0xaa>`).
+    None where the table is not known here."""
+    parts = instruction.split(" ", 1)[1].split(",") if " " in instruction else []
+    if len(parts) != 5:
+        return None
+    table = parts[4].strip()
+    operand = re.fullmatch(r"%(\d+)", table)
+    if operand is None:
+        value = literal_value(table)
+        return None if value is None else _lop3_text(value)
+    index = int(operand.group(1))
+    if index >= len(statement.operands):
+        return None
+    expression = statement.operands[index]
+    instantiations = _template_argument_values(ctx, statement, expression)
+    if instantiations is None:  # no template parameter: a constant, or unknown
+        value = evaluate(expression, ctx.shared_constants)
+        return None if value is None else _lop3_text(value)
+    if not instantiations:
+        return None
+    tables = "; ".join(f"`{name}<{value:#04x}>`: {lop3_expression(value & 0xFF)}" for name, value in instantiations)
+    return f"per instantiation, {tables} (a, b, c: the three sources)"
+
+
+def _lop3_text(value: int) -> str:
+    return f"{lop3_expression(value & 0xFF)} (a, b, c: the three sources)"
+
+
+def _template_argument_values(ctx: FileContext, statement: AsmStatement, name: str) -> list[tuple[str, int]] | None:
+    """The values the file instantiates the template parameter `name` of the function around the
+    statement with (`f<0xEA>(...)`), by the function's name; None where `name` is no such parameter."""
+    root = ctx.parsed.root
+    node = root.descendant_for_byte_range(statement.start, statement.end) if root is not None else None
+    function = ctx.device.function_of(node) if node is not None else None
+    if function is None or function.node is None:
+        return None
+    parameters = template_parameters(function.node)
+    names = [ctx.source.text(p.start_byte, p.end_byte).split("=")[0].split()[-1] for p in parameters]
+    if name not in names:
+        return None
+    function_name = function.name.split("(")[0].strip().split("::")[-1]
+    values = {}
+    for arguments in captures("(template_argument_list) @t", root).get("t", []):
+        template = arguments.parent
+        called = template.child_by_field_name("name") if template is not None else None
+        if called is None or ctx.source.text(called.start_byte, called.end_byte) != function_name:
+            continue
+        given = arguments.named_children
+        if len(given) > names.index(name):
+            value = ctx.value_of(given[names.index(name)])
+            if value is not None:
+                values.setdefault(value, function_name)
+    return [(function_name, value) for value in sorted(values)]
 
 
 def _exact_edit(statement: AsmStatement, own, in_rows: bool) -> Edit | None:
