@@ -109,6 +109,17 @@ def on_ported_platform(ctx: FileContext, findings: list) -> list:
     return kept
 
 
+def compiled_by_hipcc(ctx: FileContext, node) -> bool:
+    """Does hipcc compile the node, for the CDNA targets, in the file as written: every conditional
+    around it holds there (the macros only NVIDIA's toolkit defines undefined, unless the project
+    defines them), and it is not in a header the project includes for NVIDIA alone?"""
+    from porter.rules.branches import HIPCC_AS_WRITTEN, Side
+
+    if ctx.source.kind.is_c_family and ctx.project_header_sides.get(ctx.source.path.name) is Side.CUDA_ONLY:
+        return False
+    return ctx.branches.holds_for(node, HIPCC_AS_WRITTEN, ctx.shared_constants) is True
+
+
 def _side_of(ctx: FileContext, offset: int, whole_file):
     """The side of the code at `offset`: its own branches', within a header the project includes
     for one platform only (a header included for NVIDIA alone is NVIDIA's throughout)."""
@@ -137,6 +148,7 @@ __all__ = [
     "Rule",
     "all_rules",
     "categories",
+    "compiled_by_hipcc",
     "on_ported_platform",
     "unsupported_on_amd",
 ]

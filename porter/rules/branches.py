@@ -62,6 +62,8 @@ class Environment:
     gfx: str = ""  # the AMD target of a ROCm device pass
     wave: int = 32
     device: bool = True  # hip-clang compiles a file twice: once per target (device), once for the host
+    # macros the environment leaves undefined unless the project defines them (HIPCC_AS_WRITTEN)
+    undefined: frozenset[str] = frozenset()
 
     def defined(self, name: str) -> bool | None:
         if name in ROCM_MARKERS:
@@ -93,6 +95,17 @@ RDNA = Environment("rocm-rdna", rocm=True, gfx="1100", wave=32)
 ROCM_HOST = Environment("rocm-host", rocm=True, device=False)
 ENVIRONMENTS = (CUDA, CDNA, RDNA, ROCM_HOST)
 DEVICE_PASSES = (CDNA, RDNA)
+# What only NVIDIA's compilers and toolkit headers define: hip-clang's device pass defines none of
+# them (`-dM -E` for gfx942 with hip_runtime.h included). The platform regions leave tests on them
+# undecided, since porter's fixes rewrite such tests (ARC002); HIPCC_AS_WRITTEN reads the file as
+# its author wrote it, where `#if CUDART_VERSION < 12000` holds under hipcc (ARC003's "an old CUDA").
+NVIDIA_TOOLKIT_MACROS = frozenset({
+    "__CUDA_ARCH__", "__CUDACC__", "__NVCC__", "CUDA_VERSION", "CUDART_VERSION",
+    "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDA_API_VERSION",
+})  # fmt: skip
+# CDNA's device pass (its name: the project's platform macros are looked up by it), read as written
+HIPCC_AS_WRITTEN = Environment("rocm-cdna", rocm=True, gfx="942", wave=64, undefined=NVIDIA_TOOLKIT_MACROS)
+_ARM_TYPES = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else"})
 
 # `constexpr int NAME = VALUE;` (const, static, any integer type) or `#define NAME VALUE`
 CONSTANT_DEFINITION = re.compile(
@@ -169,6 +182,7 @@ class Branches:
         self._root = root
         self._defined_before: set[str] = set()
         self._expanding: set[str] = set()
+        self._constants: dict[str, int] = {}  # the values holds_for is given, while it evaluates
         if root is not None and (mentions_platform(source.data) or project.mentioned_in(source.data)):
             self._walk(root)
         # a chain's arms are recorded before the conditionals nested in its first arm: sort by start
@@ -191,6 +205,36 @@ class Branches:
             if offset < region.end:
                 return region.side
         return None
+
+    def holds_for(
+        self, node: tree_sitter.Node, env: Environment, constants: dict[str, int] | None = None
+    ) -> bool | None:
+        """Does every conditional arm around the node hold in `env` (the arm's own test, and in an
+        `#elif`/`#else` no earlier test of its chain)? None where some test is unknown there.
+        `constants` (the file's and its project's) give the other names their values
+        (`#if CUDART_VERSION < CUDART_HMASK`)."""
+        self._constants = constants or {}
+        try:
+            return self._holds_for(node, env)
+        finally:
+            self._constants = {}
+
+    def _holds_for(self, node: tree_sitter.Node, env: Environment) -> bool | None:
+        holds: bool | None = True
+        child, parent = node, node.parent
+        while parent is not None and holds is not False:
+            if parent.type in _ARM_TYPES:
+                alternative = parent.child_by_field_name("alternative")
+                if (
+                    alternative is not None
+                    and alternative.start_byte == child.start_byte
+                    and alternative.type == child.type
+                ):
+                    holds = _and(holds, _not(self._arm_test(parent, env)))
+                else:
+                    holds = _and(holds, self._arm_test(parent, env))
+            child, parent = parent, parent.parent
+        return holds
 
     def live_at(self, offset: int) -> dict[str, bool | None]:
         """Where the code at the offset is compiled, per environment (the innermost arm holding it)."""
@@ -364,7 +408,12 @@ class Branches:
         if self._platform_macro(name) is not None:
             value = self.macros[name][env.name]
             return None if value is None else value is not False
-        return None
+        return self._left_undefined(name, env)
+
+    def _left_undefined(self, name: str, env: Environment) -> bool | None:
+        """False where the environment leaves the name undefined and the project defines it nowhere
+        it has told of; else unknown."""
+        return False if name in env.undefined and name not in self.macros else None
 
     def _value(self, name: str, env: Environment) -> int | None:
         known = env.value(name)
@@ -375,7 +424,10 @@ class Branches:
             if value is False:
                 return 0
             return None if value is None or value is True else int(value)
-        return self._expanded(name, env)
+        expanded = self._expanded(name, env)
+        if expanded is None and self._left_undefined(name, env) is False:
+            return 0  # an undefined name reads 0 in #if
+        return expanded if expanded is not None else self._constants.get(name)
 
     def _evaluate(self, node: tree_sitter.Node, env: Environment) -> int | None:
         kind = node.type

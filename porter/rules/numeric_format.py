@@ -173,7 +173,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
                 yield FP8_MAX.finding(
                     ctx, match.start(), match.end(), f"448 is OCP E4M3's maximum; {_fnuz_format(why, 'e4m3')}"
                 )
-    yield from _missing_intrinsics(ctx)
+    _record_missing_intrinsics(ctx)
     if not any(needle in data for needle in _HALF_INTERNAL_NEEDLES):
         return
     for match in _code_matches(ctx, _HALF_INTERNAL):
@@ -227,7 +227,11 @@ _INTRINSIC_CALLS = (
 )
 
 
-def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
+def _record_missing_intrinsics(ctx: FileContext) -> None:
+    """NUM003, as pending findings of the key `polyfill:NAME`: a project that defines the function
+    itself where hipcc compiles it (llama.cpp's `__hgt2_mask` in common.cuh, under a CUDA-version
+    test that hipcc takes) vetoes its uses in every file; one kept from ROCm (flashinfer's
+    `__floats2bfloat162_rn` for sm_75 and older) does not. The definition is no use."""
     table = numeric_intrinsics()
     rocm = ctx.config.rocm_version.release
     for match in finditer_each(_INTRINSIC_CALLS, ctx.source.data):
@@ -237,12 +241,34 @@ def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
         since = table[name]
         if since is not None and rocm >= RocmVersion.of(since).release:
             continue
-        reason = "no checked HIP release (5.7, 6.4, 7.2) declares it" if since is None else f"HIP has it from {since}"
-        if name in compat_intrinsics():
-            replacement = compat_name(name)
-            yield MISSING_INTRINSIC.finding(
-                ctx, match.start(1), match.end(1), f"`{name}`: {reason}; porter_compat.h defines `{replacement}` from what HIP has",
-                edits=(Edit(match.start(1), match.end(1), replacement.encode()),), fix=FixKind.AUTO,
-            )  # fmt: skip
+        key = f"polyfill:{name}"
+        definition = _defined_function(ctx, match.start(1), match.end(1))
+        if definition is not None:
+            from porter.rules import compiled_by_hipcc  # the package imports this family
+
+            if compiled_by_hipcc(ctx, definition):
+                ctx.project.vetoes.add(key)
             continue
-        yield MISSING_INTRINSIC.finding(ctx, match.start(1), match.end(1), f"`{name}`: {reason}")
+        ctx.project.claims.add(key)
+        ctx.project.pending.append((key, _missing_intrinsic(ctx, match, name, since)))
+
+
+def _missing_intrinsic(ctx: FileContext, match: re.Match[bytes], name: str, since: str | None) -> Finding:
+    reason = "no checked HIP release (5.7, 6.4, 7.2) declares it" if since is None else f"HIP has it from {since}"
+    if name in compat_intrinsics():
+        replacement = compat_name(name)
+        return MISSING_INTRINSIC.finding(
+            ctx, match.start(1), match.end(1), f"`{name}`: {reason}; porter_compat.h defines `{replacement}` from what HIP has",
+            edits=(Edit(match.start(1), match.end(1), replacement.encode()),), fix=FixKind.AUTO,
+        )  # fmt: skip
+    return MISSING_INTRINSIC.finding(ctx, match.start(1), match.end(1), f"`{name}`: {reason}")
+
+
+def _defined_function(ctx: FileContext, start: int, end: int):
+    """The function definition whose declarator is the name at `start` (`__device__ T name(...) {`), or None."""
+    root = ctx.parsed.root
+    node = root.descendant_for_byte_range(start, end) if root is not None else None
+    declarator = node.parent if node is not None else None
+    if declarator is None or declarator.type != "function_declarator" or declarator.parent is None:
+        return None
+    return declarator.parent if declarator.parent.type == "function_definition" else None
