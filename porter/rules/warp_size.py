@@ -851,6 +851,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
             and operator in ("/", ">>")
             and (_is_thread_count(ctx, left) or _counts_threads(ctx, node))
             and not _counts_rows(ctx, node)
+            and not _counts_blocks(ctx, node, right)
         ):
             yield HOST_WARPS_PER_BLOCK.finding(
                 ctx,
@@ -1053,6 +1054,20 @@ def _counts_rows(ctx: FileContext, node: tree_sitter.Node) -> bool:
     return target is not None and ctx.source.text(target.start_byte, target.end_byte) in names
 
 
+def _counts_blocks(ctx: FileContext, node: tree_sitter.Node, divisor: tree_sitter.Node) -> bool:
+    """`(n + BS - 1) / BS` where the launches take their block from BS, or stored where they take
+    their grid from (llama.cpp's `block_num_x`, in `dim3 block_nums(nrows, block_num_x, 1)`): the
+    blocks of a grid, whose width the block's is, not the warps of a block."""
+    divisor = unparenthesized(divisor)
+    if divisor.type == "identifier" and ctx.source.text(divisor.start_byte, divisor.end_byte) in _launch_block_names(
+        ctx
+    ):
+        return True
+    owner = enclosing(node, ("init_declarator", "assignment_expression"))
+    target = owner.child_by_field_name("declarator") or owner.child_by_field_name("left") if owner else None
+    return target is not None and ctx.source.text(target.start_byte, target.end_byte) in _launch_grid_names(ctx)
+
+
 def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """`threads = ((cols + 31) / 32) * 32`: the result is stored as a thread or warp count."""
     owner = enclosing(node, ("init_declarator", "assignment_expression"))
@@ -1080,21 +1095,39 @@ _DIM3_DECLARATION = re.compile(rb"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[
 def _launch_block_names(ctx: FileContext) -> frozenset[str]:
     """The names the file's `<<<grid, block>>>` launches take their block size from, through a
     `dim3` variable too: a value stored there counts threads, whatever it is called."""
-    return ctx.once("launch block names", lambda: _find_launch_block_names(ctx))
+    return ctx.once("launch block names", lambda: _find_launch_names(ctx, 1))
 
 
-def _find_launch_block_names(ctx: FileContext) -> frozenset[str]:
+def _launch_grid_names(ctx: FileContext) -> frozenset[str]:
+    """The names the file's launches take their grid from as they stand (`<<<blocks, …>>>`, or a
+    `dim3 grid(rows, blocks_x)` so given): a value stored there counts blocks. A name the grid is
+    computed from (`(rows + per_block - 1) / per_block`) is not one."""
+    return ctx.once("launch grid names", lambda: _find_launch_names(ctx, 0, whole=True))
+
+
+def _find_launch_names(ctx: FileContext, argument: int, whole: bool = False) -> frozenset[str]:
+    """The names in the launches' configuration argument (0: the grid, 1: the block), and in the
+    `dim3` declarations of those names; with `whole`, only names that are a whole argument or
+    a whole `dim3` component."""
     if b"<<<" not in ctx.source.data:
         return frozenset()
+    names_in = _WHOLE_NAMES if whole else IDENT.findall
     names: set[str] = set()
     for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
         arguments = [a for a in launch.named_children if a.type != "comment"]
-        if len(arguments) >= 2:
-            names |= set(IDENT.findall(ctx.source.text(arguments[1].start_byte, arguments[1].end_byte)))
+        if len(arguments) > argument:
+            given = arguments[argument]
+            names |= set(names_in(ctx.source.text(given.start_byte, given.end_byte)))
     for match in _DIM3_DECLARATION.finditer(ctx.source.data):
         if match.group(1).decode() in names:
-            names |= set(IDENT.findall(match.group(2).decode("utf-8", "replace")))
+            names |= set(names_in(match.group(2).decode("utf-8", "replace")))
     return frozenset(names - {"dim3"})
+
+
+def _WHOLE_NAMES(text: str) -> list[str]:
+    """The comma-separated parts of `text` that are one name each (`dim3(rows, blocks_x, 1)`: both)."""
+    inner = re.sub(r"^\s*dim3\s*[({]|[)}]\s*$", "", text)
+    return [part.strip() for part in inner.split(",") if IDENT.fullmatch(part.strip())]
 
 
 # -- WRP008 / WRP010: host uses of a warp width, guards ---------------------------------------
