@@ -510,6 +510,10 @@ class DeviceFacts:
             grouped[id(function)][name].append(value)
         return grouped
 
+    def values_bound(self, function: FunctionInfo, name: str) -> list[tree_sitter.Node]:
+        """The values the function's initialisers and plain assignments bind to the name."""
+        return list(self._bindings_by_name.get(id(function), {}).get(name, ()))
+
     def var_classes(self, function: FunctionInfo, name: str) -> set[VarClass]:
         self._classify(function, (name,))
         classes = set(function.classes.get(name, set()))

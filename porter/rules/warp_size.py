@@ -996,6 +996,90 @@ def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
     return bool(re.search(r"(?i)lane|warp|wid", ctx.source.text(target.start_byte, target.end_byte)))
 
 
+_THREAD_POSITION = re.compile(r"threadIdx\s*\.\s*[xyz]|__lane_id\s*\(\s*\)")
+_POSITIONS = frozenset({VarClass.THREAD, VarClass.GLOBAL, VarClass.LANE})
+
+
+def thread_stride(ctx: FileContext, node: tree_sitter.Node, hops: int = 4) -> int | None:
+    """The factor the thread's position enters the value with: 4 in llama.cpp's
+    `iqs = i0 % (4*QK8_1)` after `i0 = (blockDim.x*blockIdx.y + threadIdx.x)*4` (each thread
+    quantises four values), where `iqs % 32` picks one thread in 8, not a lane of a warp. 1 for
+    the position itself; None where it does not follow (a name bound twice, a product of two
+    thread-dependent values, an operator other than `+ - * << %`, a modulus the stride does not divide)."""
+    node = unparenthesized(node)
+    text = ctx.source.text(node.start_byte, node.end_byte)
+    if _THREAD_POSITION.fullmatch(text.strip()):
+        return 1
+    if node.type == "cast_expression":
+        value = node.child_by_field_name("value")
+        return thread_stride(ctx, value, hops) if value is not None else None
+    if node.type == "identifier":
+        return _bound_stride(ctx, node, text, hops)
+    if node.type != "binary_expression":
+        return None
+    parts = binary_parts(node, ctx.source)
+    if parts is None:
+        return None
+    left, operator, right = parts
+    strides = [_stride_or_zero(ctx, side, hops) for side in (left, right)]
+    if None in strides:
+        return None
+    if operator in ("+", "-"):
+        moving = [stride for stride in strides if stride]
+        return moving[0] if len(moving) == 1 else None
+    if operator in ("*", "<<", "%"):
+        return _scaled(ctx, operator, left, right, strides)
+    return None
+
+
+def _stride_or_zero(ctx: FileContext, node: tree_sitter.Node, hops: int) -> int | None:
+    """0 for a side that reads no thread position (`blockDim.x*blockIdx.y`), else its stride."""
+    if not _THREAD_POSITION.search(ctx.source.text(node.start_byte, node.end_byte)) and not (
+        ctx.device.expression_classes(node) & _POSITIONS
+    ):
+        return 0
+    return thread_stride(ctx, node, hops)
+
+
+def _scaled(ctx: FileContext, operator: str, left, right, strides: list[int]) -> int | None:
+    """`position * k` (either way round), `position << s`, `position % m` (m a multiple of the
+    stride: the stride stays); None for two thread-dependent sides or an unknown constant."""
+    if all(strides) or not any(strides):
+        return None
+    stride = strides[0] or strides[1]
+    constant = right if strides[0] else left
+    if operator != "*" and constant is left:
+        return None  # `k << position`, `k % position`
+    if operator == "%":
+        return stride if _multiple_of(ctx, constant, stride) else None
+    factor = ctx.value_of(constant)
+    if factor is None or factor <= 0:
+        return None
+    if operator == "*":
+        return stride * factor
+    return stride << factor if factor < 16 else None
+
+
+def _multiple_of(ctx: FileContext, node: tree_sitter.Node, factor: int) -> bool:
+    """Is the value a multiple of `factor`: known to be, or a product with such a side (`4*QK8_1`)?"""
+    node = unparenthesized(node)
+    value = ctx.value_of(node)
+    if value is not None:
+        return value > 0 and value % factor == 0
+    parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
+    return (
+        parts is not None and parts[1] == "*" and any(_multiple_of(ctx, side, factor) for side in (parts[0], parts[2]))
+    )
+
+
+def _bound_stride(ctx: FileContext, name_node: tree_sitter.Node, name: str, hops: int) -> int | None:
+    """A name's stride: that of the one value its function binds it to."""
+    if hops == 0:
+        return None
+    values = ctx.device.values_bound(ctx.device.function_of(name_node), name)
+    return thread_stride(ctx, values[0], hops - 1) if len(values) == 1 else None
+
+
 def is_lane_arithmetic(
     ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str, is_bitset=None
 ) -> bool:
@@ -1009,6 +1093,9 @@ def is_lane_arithmetic(
         return True  # warps per block
     if not classes & {VarClass.THREAD, VarClass.GLOBAL, VarClass.LANE, VarClass.WARP}:
         return False
+    stride = thread_stride(ctx, left) if classes & {VarClass.THREAD, VarClass.GLOBAL} else None
+    if stride is not None and stride > 1:
+        return False  # `% 32` of four values a thread: a group of 8 threads, not a warp's lanes
     is_bitset = is_bitset or _is_bitset_math
     return not (VarClass.GLOBAL in classes and not classes & {VarClass.LANE, VarClass.WARP} and is_bitset(ctx, node))
 
