@@ -325,9 +325,20 @@ def _chain_end(node) -> int:
     return directive.end_byte
 
 
+_DEFINES_VERSION = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+(CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__CUDA_API_VERSION)\b",
+    re.M,
+)
+
+
 def _version_tests(ctx: FileContext) -> Iterable[Finding]:
+    # a version the file defines itself (cupy's stub backend, `#define CUDA_VERSION 0`) is its own,
+    # wherever it compiles: its uses and tests mean what it says
+    own = {name.decode() for name in _DEFINES_VERSION.findall(ctx.source.data)}
     for match in finditer(_VERSION, ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) is not Context.CODE or match.group() == b"__NVCC__":
+            continue
+        if match.group().decode() in own:
             continue
         node = ctx.parsed.root.descendant_for_byte_range(match.start(), match.end())
         if node is not None and _in_condition(node):
@@ -345,6 +356,8 @@ def _version_tests(ctx: FileContext) -> Iterable[Finding]:
         if node.type == "preproc_ifdef":
             text = text.split(b"\n", 1)[0]
         for match in _VERSION.finditer(text):
+            if match.group().decode() in own:
+                continue
             start = node.start_byte + match.start()
             yield TOOLKIT_VERSION.finding(
                 ctx,
