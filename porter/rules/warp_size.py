@@ -1198,7 +1198,7 @@ def _find_launch_names(ctx: FileContext, argument: int, whole: bool = False) -> 
     a whole `dim3` component."""
     if b"<<<" not in ctx.source.data:
         return frozenset()
-    names_in = _WHOLE_NAMES if whole else IDENT.findall
+    names_in = _whole_names if whole else IDENT.findall
     names: set[str] = set()
     for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
         arguments = [a for a in launch.named_children if a.type != "comment"]
@@ -1211,7 +1211,7 @@ def _find_launch_names(ctx: FileContext, argument: int, whole: bool = False) -> 
     return frozenset(names - {"dim3"})
 
 
-def _WHOLE_NAMES(text: str) -> list[str]:
+def _whole_names(text: str) -> list[str]:
     """The comma-separated parts of `text` that are one name each (`dim3(rows, blocks_x, 1)`: both)."""
     inner = re.sub(r"^\s*dim3\s*[({]|[)}]\s*$", "", text)
     return [part.strip() for part in inner.split(",") if IDENT.fullmatch(part.strip())]
