@@ -56,3 +56,26 @@ def test_a_file_scanned_without_the_projects_header_reports_both_uses():
         ("mask_compare.cu", 16),
         ("mask_compare.cu", 23),
     ]
+
+
+RAW_KERNEL = """import cupy as cp
+
+pack = cp.RawKernel(r'''
+#include <cuda_bf16.h>
+extern "C" __global__ void pack(__nv_bfloat162* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = __floats2bfloat162_rn(1.0f, 2.0f);
+}
+''', 'pack')
+"""
+
+
+def test_in_a_python_files_strings_the_finding_is_held_for_a_person_with_the_others(tmp_path):
+    """porter rewrites nothing inside Python strings (EMB001): NUM003 there carries no edit, though
+    the compat header has the function, and EMB001 counts it."""
+    (tmp_path / "kernels.py").write_text(RAW_KERNEL, encoding="utf-8")
+    findings = scan([tmp_path], Config()).findings
+    (missing,) = [f for f in findings if f.rule == "NUM003"]
+    assert (str(missing.fix), missing.edits) == ("manual", ())
+    (held,) = [f for f in findings if f.rule == "EMB001"]
+    assert held.message.startswith(f"{len(findings) - 1} findings")

@@ -173,7 +173,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
                 yield FP8_MAX.finding(
                     ctx, match.start(), match.end(), f"448 is OCP E4M3's maximum; {_fnuz_format(why, 'e4m3')}"
                 )
-    _record_missing_intrinsics(ctx)
+    yield from _missing_intrinsics(ctx)
     if not any(needle in data for needle in _HALF_INTERNAL_NEEDLES):
         return
     for match in _code_matches(ctx, _HALF_INTERNAL):
@@ -227,11 +227,12 @@ _INTRINSIC_CALLS = (
 )
 
 
-def _record_missing_intrinsics(ctx: FileContext) -> None:
+def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
     """NUM003, as pending findings of the key `polyfill:NAME`: a project that defines the function
     itself where hipcc compiles it (llama.cpp's `__hgt2_mask` in common.cuh, under a CUDA-version
     test that hipcc takes) vetoes its uses in every file; one kept from ROCm (flashinfer's
-    `__floats2bfloat162_rn` for sm_75 and older) does not. The definition is no use."""
+    `__floats2bfloat162_rn` for sm_75 and older) does not. The definition is no use. In a Python
+    file's strings the finding stands at once, held for a person with the file's others (hold_fixes)."""
     table = numeric_intrinsics()
     rocm = ctx.config.rocm_version.release
     for match in finditer_each(_INTRINSIC_CALLS, ctx.source.data):
@@ -249,8 +250,12 @@ def _record_missing_intrinsics(ctx: FileContext) -> None:
             if compiled_by_hipcc(ctx, definition):
                 ctx.project.vetoes.add(key)
             continue
+        finding = _missing_intrinsic(ctx, match, name, since)
+        if ctx.source.embedded_in is not None:
+            yield finding
+            continue
         ctx.project.claims.add(key)
-        ctx.project.pending.append((key, _missing_intrinsic(ctx, match, name, since)))
+        ctx.project.pending.append((key, finding))
 
 
 def _missing_intrinsic(ctx: FileContext, match: re.Match[bytes], name: str, since: str | None) -> Finding:
