@@ -8,7 +8,15 @@ from corpus_cases import CORPUS, corpus_files, expected_findings, other_targets
 
 from porter.parse import Context, parse
 from porter.rules import all_rules
-from porter.rules.branches import Branches, ProjectConditions, Side, learned_rocm_markers, marker_conditions
+from porter.rules.branches import (
+    Branches,
+    ProjectConditions,
+    Side,
+    header_sides,
+    hip_written_headers,
+    learned_rocm_markers,
+    marker_conditions,
+)
 from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.names import ShimIndex, hip_shims
 from porter.rules.tables import load_tables
@@ -43,10 +51,26 @@ def test_every_cuda_name_with_a_hip_equivalent_is_reported(corpus_scan):
     checked = 0
     sources = [(path, kind) for path in sorted(CORPUS.rglob("*")) if (kind := kind_of(path)) and kind.is_c_family]
     # a project's own NVIDIA-only arms (`#else` of its learned ROCm marker) are not to be ported
-    markers = ProjectConditions(marker_conditions(learned_rocm_markers([p.read_bytes() for p, _ in sources])))
+    headers = [(p.name, p.read_bytes()) for p, _ in sources if p.suffix in HEADER_SUFFIXES]
+    learned = learned_rocm_markers([p.read_bytes() for p, _ in sources], hip_written_headers(headers))
+    markers = ProjectConditions(marker_conditions(learned))
+    # nor the headers its files include in such arms alone (llama.cpp's vendors/cuda.h, vendors/musa.h)
+    nvidia_headers = {
+        name
+        for name, side in header_sides(
+            [p.read_bytes() for p, _ in sources],
+            frozenset(name for name, _ in headers),
+            learned,
+            lambda included: included in tables.includes,
+            [p.name for p, _ in sources],
+        ).items()
+        if side is Side.CUDA_ONLY
+    }
     # names a project maps onto HIP's itself (its compat header) need no rename (test_project_facts.py)
-    shim_index = ShimIndex.of([(p.name, p.read_bytes()) for p, _ in sources if p.suffix in HEADER_SUFFIXES])
+    shim_index = ShimIndex.of(headers)
     for path, kind in sources:
+        if path.name in nvidia_headers:
+            continue
         rel = path.relative_to(CORPUS).as_posix()
         parsed = parse(SourceFile.read(path, rel, kind))
         branches = Branches(parsed.source, parsed.root, markers)
