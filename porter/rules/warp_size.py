@@ -852,6 +852,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
             and (_is_thread_count(ctx, left) or _counts_threads(ctx, node))
             and not _counts_rows(ctx, node)
             and not _counts_blocks(ctx, node, right)
+            and not _counts_sibling_groups(ctx, node, value)
         ):
             yield HOST_WARPS_PER_BLOCK.finding(
                 ctx,
@@ -1153,6 +1154,19 @@ def _counts_blocks(ctx: FileContext, node: tree_sitter.Node, divisor: tree_sitte
     owner = enclosing(node, ("init_declarator", "assignment_expression"))
     target = owner.child_by_field_name("declarator") or owner.child_by_field_name("left") if owner else None
     return target is not None and ctx.source.text(target.start_byte, target.end_byte) in _launch_grid_names(ctx)
+
+
+def _counts_sibling_groups(ctx: FileContext, node: tree_sitter.Node, divisor: int) -> bool:
+    """`attn_softmax<32, (threads / 32), 32>` beside `<16, (threads / 16), 16>` (DeepSpeed's softmax
+    launches): the quotient is a template argument whose sibling argument is the divisor itself, a
+    group width the kernel is given, so it counts groups of that width, whatever a warp is."""
+    outer = node.parent
+    while outer is not None and outer.type == "parenthesized_expression":
+        node, outer = outer, outer.parent
+    if outer is None or outer.type != "template_argument_list":
+        return False
+    siblings = [child for child in outer.named_children if child.id != node.id]
+    return any(int_value(unparenthesized(child), ctx.source) == divisor for child in siblings)
 
 
 def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:
