@@ -88,7 +88,7 @@ def on_ported_platform(ctx: FileContext, findings: list) -> list:
     """
     from porter.rules.branches import Side
 
-    whole_file = ctx.project_header_sides.get(ctx.source.path.name) if ctx.source.kind.is_c_family else None
+    whole_file = _whole_file_side(ctx)
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not (ctx.branches.regions or whole_file):
         return findings
     rules = all_rules()
@@ -115,9 +115,14 @@ def compiled_by_hipcc(ctx: FileContext, node) -> bool:
     defines them), and it is not in a header the project includes for NVIDIA alone?"""
     from porter.rules.branches import HIPCC_AS_WRITTEN, Side
 
-    if ctx.source.kind.is_c_family and ctx.project_header_sides.get(ctx.source.path.name) is Side.CUDA_ONLY:
+    if _whole_file_side(ctx) is Side.CUDA_ONLY:
         return False
     return ctx.branches.holds_for(node, HIPCC_AS_WRITTEN, ctx.shared_constants) is True
+
+
+def _whole_file_side(ctx: FileContext):
+    """The side of a header the project includes for one platform only (branches.header_sides), else None."""
+    return ctx.project_header_sides.get(ctx.source.path.name) if ctx.source.kind.is_c_family else None
 
 
 def _side_of(ctx: FileContext, offset: int, whole_file):

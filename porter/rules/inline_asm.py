@@ -106,23 +106,27 @@ def _lop3_use(ctx: FileContext, statement: AsmStatement, instruction: str) -> st
     if index >= len(statement.operands):
         return None
     expression = statement.operands[index]
-    instantiations = _template_argument_values(ctx, statement, expression)
-    if instantiations is None:  # no template parameter: a constant, or unknown
+    instantiated = _template_argument_values(ctx, statement, expression)
+    if instantiated is None:  # no template parameter: a constant, or unknown
         value = evaluate(expression, ctx.shared_constants)
         return None if value is None else _lop3_text(value)
-    if not instantiations:
+    function_name, values = instantiated
+    if not values:
         return None
-    tables = "; ".join(f"`{name}<{value:#04x}>`: {lop3_expression(value & 0xFF)}" for name, value in instantiations)
-    return f"per instantiation, {tables} (a, b, c: the three sources)"
+    tables = "; ".join(f"`{function_name}<{value:#04x}>`: {lop3_expression(value & 0xFF)}" for value in values)
+    return f"per instantiation, {tables}{_SOURCES}"
+
+
+_SOURCES = " (a, b, c: the three sources)"
 
 
 def _lop3_text(value: int) -> str:
-    return f"{lop3_expression(value & 0xFF)} (a, b, c: the three sources)"
+    return f"{lop3_expression(value & 0xFF)}{_SOURCES}"
 
 
-def _template_argument_values(ctx: FileContext, statement: AsmStatement, name: str) -> list[tuple[str, int]] | None:
-    """The values the file instantiates the template parameter `name` of the function around the
-    statement with (`f<0xEA>(...)`), by the function's name; None where `name` is no such parameter."""
+def _template_argument_values(ctx: FileContext, statement: AsmStatement, name: str) -> tuple[str, list[int]] | None:
+    """The function around the statement, by name, and the values the file instantiates its
+    template parameter `name` with (`f<0xEA>(...)`), in order; None where `name` is no such parameter."""
     root = ctx.parsed.root
     node = root.descendant_for_byte_range(statement.start, statement.end) if root is not None else None
     function = ctx.device.function_of(node) if node is not None else None
@@ -133,18 +137,18 @@ def _template_argument_values(ctx: FileContext, statement: AsmStatement, name: s
     if name not in names:
         return None
     function_name = function.name.split("(")[0].strip().split("::")[-1]
-    values = {}
+    position = names.index(name)
+    values: set[int] = set()
     for arguments in captures("(template_argument_list) @t", root).get("t", []):
         template = arguments.parent
         called = template.child_by_field_name("name") if template is not None else None
         if called is None or ctx.source.text(called.start_byte, called.end_byte) != function_name:
             continue
         given = arguments.named_children
-        if len(given) > names.index(name):
-            value = ctx.value_of(given[names.index(name)])
-            if value is not None:
-                values.setdefault(value, function_name)
-    return [(function_name, value) for value in sorted(values)]
+        value = ctx.value_of(given[position]) if len(given) > position else None
+        if value is not None:
+            values.add(value)
+    return function_name, sorted(values)
 
 
 def _exact_edit(statement: AsmStatement, own, in_rows: bool) -> Edit | None:

@@ -187,7 +187,7 @@ def _half_loads(ctx: FileContext) -> None:
                 f"`__ldg` of `{element}`: torch declares that overload for NVIDIA compilers only, and HIP has none"
             )
         elif element in _template_type_names(ctx, function.node) and ctx.once(
-            HALF_LDG_KEY, lambda: _dispatches_half(ctx)
+            "half dispatch", lambda: _dispatches_half(ctx)
         ):
             message = f"`__ldg` of `{element}`, which this file dispatches as `at::Half`: torch declares that overload for NVIDIA compilers only, and HIP has none"
         else:

@@ -990,11 +990,16 @@ def _warp_intent(ctx: FileContext, node: tree_sitter.Node) -> bool:
         lambda: search_fast(ctx.source.data, _WARP_LEVEL_NEEDLES, _WARP_LEVEL, _WARP_LEVEL_REST),
     ):
         return True
+    name = _stored_name(ctx, node)
+    return name is not None and re.search(r"(?i)lane|warp|wid", name) is not None
+
+
+def _stored_name(ctx: FileContext, node: tree_sitter.Node) -> str | None:
+    """What the expression is stored into: the declared or assigned target's text (`warp` in
+    `int warp = tid / 32;`), or None outside an initialiser or assignment."""
     owner = enclosing(node, ("init_declarator", "assignment_expression"))
-    target = owner and (owner.child_by_field_name("declarator") or owner.child_by_field_name("left"))
-    if target is None:
-        return False
-    return bool(re.search(r"(?i)lane|warp|wid", ctx.source.text(target.start_byte, target.end_byte)))
+    target = owner.child_by_field_name("declarator") or owner.child_by_field_name("left") if owner else None
+    return ctx.source.text(target.start_byte, target.end_byte) if target is not None else None
 
 
 _THREAD_POSITION = re.compile(r"threadIdx\s*\.\s*[xyz]|__lane_id\s*\(\s*\)")
@@ -1135,11 +1140,7 @@ def _float_literal(ctx: FileContext, node: tree_sitter.Node) -> float | None:
 def _counts_rows(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """`num_warps = (d + 31) / 32` where a block is `dim3 nthrs(32, num_warps)`: rows of 32 threads."""
     names = row_count_names(ctx)
-    if not names:
-        return False
-    owner = enclosing(node, ("init_declarator", "assignment_expression"))
-    target = owner.child_by_field_name("declarator") or owner.child_by_field_name("left") if owner else None
-    return target is not None and ctx.source.text(target.start_byte, target.end_byte) in names
+    return bool(names) and _stored_name(ctx, node) in names
 
 
 def _counts_blocks(ctx: FileContext, node: tree_sitter.Node, divisor: tree_sitter.Node) -> bool:
@@ -1151,9 +1152,7 @@ def _counts_blocks(ctx: FileContext, node: tree_sitter.Node, divisor: tree_sitte
         ctx
     ):
         return True
-    owner = enclosing(node, ("init_declarator", "assignment_expression"))
-    target = owner.child_by_field_name("declarator") or owner.child_by_field_name("left") if owner else None
-    return target is not None and ctx.source.text(target.start_byte, target.end_byte) in _launch_grid_names(ctx)
+    return _stored_name(ctx, node) in _launch_grid_names(ctx)
 
 
 def _counts_sibling_groups(ctx: FileContext, node: tree_sitter.Node, divisor: int) -> bool:
@@ -1171,14 +1170,8 @@ def _counts_sibling_groups(ctx: FileContext, node: tree_sitter.Node, divisor: in
 
 def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """`threads = ((cols + 31) / 32) * 32`: the result is stored as a thread or warp count."""
-    owner = enclosing(node, ("init_declarator", "assignment_expression"))
-    if owner is None:
-        return False
-    target = owner.child_by_field_name("declarator") or owner.child_by_field_name("left")
-    if target is None:
-        return False
-    name = ctx.source.text(target.start_byte, target.end_byte)
-    return bool(THREAD_COUNT_NAME.search(name) or re.search(r"(?i)warps", name))
+    name = _stored_name(ctx, node)
+    return name is not None and bool(THREAD_COUNT_NAME.search(name) or re.search(r"(?i)warps", name))
 
 
 def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
