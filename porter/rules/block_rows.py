@@ -18,7 +18,9 @@ template parameter of the launching function that every instantiation the file w
 (`launch<32, 4>` of a `dim3 block(BX, BY)`); kernels that linearise their thread index with a row
 of 32; kernels that take R rows of 32 to a block, launched with R * 32 threads (written with
 literals and kept constants) or bounded at them by `__launch_bounds__`; and kernels whose every 32
-threads of the grid take an item, which the host sizes at 32 threads an item. A kernel launched
+threads of the grid take an item, which the host sizes at 32 threads an item (or counts from the
+kernel's template width, `(THREADS / 32) * blockIdx.x + threadIdx.x / 32`, in rows the host writes
+itself, bitsandbytes' `(m + 3) / 4` blocks of 128). A kernel launched
 with any other width is not one.
 """
 
@@ -123,7 +125,7 @@ def _find(ctx) -> BlockRows:
                 rows[name] = all(single for _, single in seen)
             elif (count := _rows_of_warps(ctx, info)) and all(x == count * ROW and single for x, single in seen):
                 rows[name] = False  # `<<<g, R * 32>>>` of a kernel that takes R rows of 32 to a block
-            elif _warp_per_item(ctx, info):
+            elif _warp_per_item(ctx, info) or _template_warp_per_item(ctx, name, info):
                 rows[name] = False
         elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info) or _warps_by_itself(ctx, info):
             rows[name] = False
@@ -500,6 +502,63 @@ def _warp_per_item(ctx, kernel: FunctionInfo) -> bool:
     for node in captures("(binary_expression) @b", kernel.node).get("b", []):
         parts = binary_parts(node, ctx.source)
         if parts is not None and _per_warp(ctx, parts) and _global_thread(ctx, parts[0], node):
+            return True
+    return False
+
+
+def _template_warp_per_item(ctx, name: str, kernel: FunctionInfo) -> bool:
+    """A warp per item of the grid counted from a template parameter, `(THREADS / 32) * blockIdx.x
+    + threadIdx.x / 32`, where no launch of the kernel counts warps on the host: bitsandbytes'
+    `kgemm_4bit_inference_naive<T, 128, BITS><<<(m + 3) / 4, 128>>>`. The host's 4 is the block's
+    rows, which porter cannot widen with the kernel; a grid sized from `THREADS / 32` the host
+    writes itself is widened on both sides instead (WRP008)."""
+    text = ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]
+    if b"gridDim" in text or not _WARP_DIVISION.search(text):
+        return False
+    widths = set(filter(None, _template_parameters(ctx, kernel.node)))
+    if not widths or _grids_count_warps(ctx, name):
+        return False
+    return any(
+        _warps_of_block(ctx, base, node, widths) and _warp_index(ctx, warp, node)
+        for node, base, warp in _sums(ctx, kernel)
+    )
+
+
+def _grids_count_warps(ctx, name: str) -> bool:
+    """Does a `<<<grid, …>>>` launch of the kernel divide by 32 in its grid, or in the values of the
+    launching function's locals the grid names?"""
+    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
+        call = launch.parent
+        function = call.child_by_field_name("function") if call is not None else None
+        arguments = [a for a in launch.named_children if a.type != "comment"]
+        if function is None or not arguments or _kernel_named(ctx, function, call) != name:
+            continue
+        grid = ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
+        values = [_local_value(ctx, word, call) for word in set(IDENT.findall(grid))]
+        texts = [grid, *(ctx.source.text(v.start_byte, v.end_byte) for v in values if v is not None)]
+        if any(_WARP_DIVISION.search(t.encode()) for t in texts):
+            return True
+    return False
+
+
+def _warps_of_block(ctx, node: tree_sitter.Node, at: tree_sitter.Node, widths: set[str]) -> bool:
+    """`blockIdx.x * (W / 32)` (either order, `W >> 5`) for W in `widths`: the warps of the blocks
+    before this one, so that beside the block's warp index each 32 threads of the grid take an
+    item. W is the width the kernel is launched with: with any other its rows would overlap or
+    leave gaps on NVIDIA too."""
+    node = unparenthesized(node)
+    parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
+    if parts is None or parts[1] != "*":
+        return False
+    for block, count in ((parts[0], parts[2]), (parts[2], parts[0])):
+        count = unparenthesized(count)
+        quotient = binary_parts(count, ctx.source) if count.type == "binary_expression" else None
+        if (
+            quotient is not None
+            and _is_thread(ctx, block, _BLOCK_INDEX, at)
+            and _per_warp(ctx, quotient)
+            and re.sub(r"\s+", "", ctx.source.text(quotient[0].start_byte, quotient[0].end_byte)) in widths
+        ):
             return True
     return False
 

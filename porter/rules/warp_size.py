@@ -373,6 +373,28 @@ ROW_LANE = Rule(
     use_instead="`(get_lane_id() % 32)`: the lane within the row on either vendor; the helper itself becomes `__lane_id()`.",
 )
 
+ROW_COLLECTIVE = Rule(
+    id="WRP020",
+    name="warp-collective-spans-two-rows",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="CUB warp collective with its default width in a kernel whose 32-thread rows share a wavefront",
+    what=(
+        "In a kernel whose block is rows of 32 threads (porter.rules.block_rows: `dim3 block(32, 8)`, one warp per "
+        "row, a warp per item of the grid) and the device functions only such kernels call, finds CUB's warp "
+        "collectives (`cub::WarpReduce`, `WarpScan`, `WarpExchange`, `WarpLoad`, `WarpStore`, `WarpMergeSort`) "
+        "that leave their logical warp width to its default."
+    ),
+    why=WHY_WAVE64 + "\nCUB's default logical warp is NVIDIA's 32 lanes: the row. hipCUB's is the device's wavefront "
+    "(`HIPCUB_DEVICE_WARP_THREADS`, 64 on gfx9): the port's collective then reduces or scans two rows together, "
+    "and each row's result holds the other's values (a block of one row leaves lanes 32-63 idle, and the "
+    "collective reads them).",
+    example="// row = (THREADS / 32) * blockIdx.x + threadIdx.x / 32\ntypedef cub::WarpReduce<float> WarpReduce;",
+    use_instead="`cub::WarpReduce<float, 32>`: the row's width, which is CUB's default on NVIDIA.",
+)
+
 RULES = (
     LANE_ARITHMETIC,
     SHUFFLE_OFFSET,
@@ -391,6 +413,7 @@ RULES = (
     ROW_SHUFFLE,
     ROW_VOTE,
     ROW_LANE,
+    ROW_COLLECTIVE,
 )
 
 # (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
@@ -754,6 +777,42 @@ def _row_crossings(ctx: FileContext) -> Iterable[Finding]:
             f"`{name}` in a kernel whose block is rows of 32 threads: two rows share a 64-lane wavefront, and the vote covers both",
             edits=(Edit(function.start_byte, function.end_byte, row_vote.encode()),) if row_vote else (),
             fix=FixKind.AUTO if row_vote else FixKind.MANUAL,
+        )  # fmt: skip
+    yield from _row_collectives(ctx, rows)
+
+
+# CUB's warp collectives, by the position of their LOGICAL_WARP_THREADS parameter (hipCUB's alike)
+_CUB_WARP_COLLECTIVES = {
+    "WarpReduce": 1, "WarpScan": 1, "WarpExchange": 2, "WarpMergeSort": 2, "WarpLoad": 3, "WarpStore": 3,
+}  # fmt: skip
+
+
+def _row_collectives(ctx: FileContext, rows) -> Iterable[Finding]:
+    """CUB warp collectives in row kernels that leave their width to CUB's default (ROW_COLLECTIVE):
+    where the width is the next argument, it is written (`WarpReduce<float, 32>`, NVIDIA's default
+    kept); where arguments before it are left to their defaults too, a person writes them."""
+    if b"Warp" not in ctx.source.data:
+        return
+    for arguments in captures("(template_argument_list) @a", ctx.parsed.root).get("a", []):
+        template = arguments.parent
+        name = template.child_by_field_name("name") if template is not None else None
+        width_at = _CUB_WARP_COLLECTIVES.get(ctx.source.text(name.start_byte, name.end_byte)) if name else None
+        if width_at is None or not rows.row_only_at(arguments.start_byte):
+            continue
+        given = [a for a in arguments.named_children if a.type != "comment"]
+        if len(given) > width_at:
+            continue  # the width is written
+        closing = arguments.children[-1]
+        where = (
+            "the collective would read lanes 32-63, which do not run"
+            if rows.one_row_at(arguments.start_byte)
+            else "the collective would combine two rows"
+        )
+        yield ROW_COLLECTIVE.finding(
+            ctx, template.start_byte, template.end_byte,
+            f"`{short_text(ctx, template)}` in a kernel whose block is rows of 32 threads: hipCUB's default width is the 64-lane wavefront, and {where}",
+            edits=(Edit(closing.start_byte, closing.start_byte, f", {ROW}".encode()),) if len(given) == width_at else (),
+            fix=FixKind.AUTO if len(given) == width_at else FixKind.MANUAL,
         )  # fmt: skip
 
 
@@ -1358,7 +1417,7 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
         if stride is not None:
             yield LANE_LOOP.finding(
                 ctx, stride.start_byte, stride.end_byte,
-                f"`{counter}` starts at a lane id and steps by 32: on wave64 lanes 32-63 repeat the elements of lanes 0-31",
+                f"`{counter}` starts at a lane id and steps by {_stride_words(ctx, loop, counter, stride)}: on wave64 lanes 32-63 repeat the elements of lanes 0-31",
                 edits=_literal_edit(ctx, stride, portable.WARP_SIZE),
             )  # fmt: skip
             continue
@@ -1431,7 +1490,52 @@ def _wide_ladder_under_guard(ctx: FileContext, loop, counter: str, start, guard)
 def _lane_stride(ctx: FileContext, loop, counter: str, start) -> tree_sitter.Node | None:
     """The `32` of `for (c = lane; ...; c += 32)`, where the start is a lane id by dataflow."""
     step = loop_step(ctx, loop, counter)
-    return step if step is not None and warp_value(ctx, step) == 32 and starts_at_lane(ctx, start) else None
+    if step is None:
+        return None
+    if warp_value(ctx, step) == 32 and starts_at_lane(ctx, start):
+        return step
+    return _lanes_of_scaled_step(ctx, unparenthesized(step), start)
+
+
+def _stride_words(ctx: FileContext, loop, counter: str, stride: tree_sitter.Node) -> str:
+    """`32`, or `32 * V`, 32 lanes' chunks, as the loop writes its step."""
+    step = loop_step(ctx, loop, counter)
+    return "32" if step is None or step == stride else f"`{short_text(ctx, step)}`, 32 lanes' chunks"
+
+
+def _lanes_of_scaled_step(ctx: FileContext, step: tree_sitter.Node, start: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `32` of `for (c = lane * V; ...; c += 32 * V)`: each lane takes V consecutive elements,
+    the warp 32 * V of them a step (bitsandbytes' GEMV, `warp_lane * num_values_4bit` stepping by
+    `32 * num_values_4bit`). Widened lanes with the 32 kept start lanes 32-63 on the elements
+    lanes 0-31 take a step later. V is matched as written, on both sides."""
+    factors = binary_parts(step, ctx.source) if step.type == "binary_expression" else None
+    scale = _lane_scale(ctx, unparenthesized(start))
+    if factors is None or factors[1] != "*" or scale is None:
+        return None
+    for count, other in ((factors[0], factors[2]), (factors[2], factors[0])):
+        if warp_value(ctx, count) == 32 and _spelled(ctx, other) == scale:
+            return count
+    return None
+
+
+def _lane_scale(ctx: FileContext, start: tree_sitter.Node) -> str | None:
+    """V, as written, of a loop start `lane * V` (either order), or of `base + lane * V`."""
+    parts = binary_parts(start, ctx.source) if start.type == "binary_expression" else None
+    if parts is None:
+        return None
+    left, operator, right = parts
+    if operator == "+":
+        return _lane_scale(ctx, unparenthesized(left)) or _lane_scale(ctx, unparenthesized(right))
+    if operator != "*":
+        return None
+    for lane, scale in ((left, right), (right, left)):
+        if VarClass.LANE in ctx.device.expression_classes(unparenthesized(lane)):
+            return _spelled(ctx, scale)
+    return None
+
+
+def _spelled(ctx: FileContext, node: tree_sitter.Node) -> str:
+    return re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
 
 
 def starts_at_lane(ctx: FileContext, start: tree_sitter.Node) -> bool:

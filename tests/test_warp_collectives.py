@@ -1,0 +1,104 @@
+"""CUB's warp collectives in kernels whose 32-thread rows share a wavefront (WRP020), and lanes that
+take chunks of consecutive elements (WRP005).
+
+bitsandbytes' 4-bit GEMV takes a row per 32 threads, counting the rows before its block from its
+template width (`row = (THREADS / 32) * blockIdx.x + threadIdx.x / 32`, launched as
+`<T, 128, BITS><<<(m + 3) / 4, 128>>>`), and sums the row with `cub::WarpReduce<float>`. porter
+widened its 32s; the host's 4 rows a block and the lanes' stride of 32 chunks stayed, and on 64
+lanes half the rows went unwritten and the others summed chunks twice (corpus/emulate's warp_gemv
+cases run that port and porter's on the CPU device). The kernel is now a row kernel: its 32s stay,
+and hipCUB's WarpReduce, as wide as the wavefront by default, is given the row's 32. hip-clang
+shows which width the port instantiates for gfx942.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+from compilers import nvcc_compile, require_hip
+from corpus_cases import CORPUS
+
+from porter.config import Config
+from porter.convert import ConvertOptions, convert
+from porter.scan import scan
+
+GEMV = CORPUS / "emulate" / "warp_gemv.cu"
+
+
+def _findings(path, rules=None):
+    return [f for f in scan([path], Config()).findings if rules is None or f.rule in rules]
+
+
+def test_the_rows_stay_and_the_reduction_gets_the_rows_width():
+    found = _findings(GEMV, {"WRP001", "WRP003", "WRP005", "WRP008", "WRP020"})
+    assert [(f.rule, f.line) for f in found] == [("WRP020", 19)]
+    (edit,) = found[0].edits
+    source = GEMV.read_bytes()
+    assert source[edit.start : edit.end] == b"" and edit.replacement == b", 32"
+    assert source[edit.start - len(b"<float") : edit.start + 1] == b"<float>"
+
+
+def _device_ir(port_source: str, tmp_path) -> str:
+    hip = require_hip()
+    tree = tmp_path / "ir"
+    tree.mkdir(exist_ok=True)
+    (tree / "warp_gemv.cu").write_text(port_source, encoding="utf-8")
+    shutil.copy(tmp_path / "port" / "porter_compat.h", tree / "porter_compat.h")
+    out = tree / "device.ll"
+    command = hip.command(
+        ["-std=c++17", "-O0", *hip.hip_flags(), "--offload-arch=gfx942", "--cuda-device-only", "-S", "-emit-llvm",
+         str(tree / "warp_gemv.cu"), "-o", str(out)]
+    )  # fmt: skip
+    built = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-2000:]
+    return out.read_text(encoding="utf-8")
+
+
+def _warp_reduce_widths(ir: str) -> set[str]:
+    """The logical widths of the hipcub::WarpReduce<float, W> the device code instantiates."""
+    return set(re.findall(r"_ZN6hipcub10WarpReduceIfLi(\d+)E", ir))
+
+
+def test_on_gfx942_the_ports_reduction_is_32_lanes_wide_and_the_default_64(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copy(GEMV, source / "warp_gemv.cu")
+    convert(ConvertOptions(source, tmp_path / "port", "portable"), Config(), None)
+    port = (tmp_path / "port" / "warp_gemv.cu").read_text(encoding="utf-8")
+    assert "cub::WarpReduce<float, 32>" in port and "THREADS / 32" in port
+    assert _warp_reduce_widths(_device_ir(port, tmp_path)) == {"32"}
+    # the same port without porter's width: hipCUB's default, the wavefront
+    default = port.replace("cub::WarpReduce<float, 32>", "cub::WarpReduce<float>")
+    assert _warp_reduce_widths(_device_ir(default, tmp_path)) == {"64"}
+
+
+def test_the_original_builds_with_nvcc(tmp_path):
+    built = nvcc_compile(GEMV, tmp_path)
+    assert built.returncode == 0, built.stderr[-2000:]
+
+
+def test_a_grid_the_host_counts_in_warps_keeps_the_widening(tmp_path):
+    """The same kernel launched over a grid the host works out from `THREADS / 32` is widened with
+    its host (WRP008), as before: kept at 32 it would disagree with the widened grid."""
+    source = GEMV.read_text(encoding="utf-8").replace(
+        "warp_gemv<128><<<(rows + 3) / 4, 128, 0, stream>>>",
+        "const int threads = 128;\n  const int per_block = threads / 32;\n"
+        "  warp_gemv<128><<<(rows + per_block - 1) / per_block, threads, 0, stream>>>",
+    )
+    (tmp_path / "gemv.cu").write_text(source, encoding="utf-8")
+    rules = {f.rule for f in _findings(tmp_path / "gemv.cu")}
+    assert {"WRP001", "WRP005", "WRP008"} <= rules and "WRP020" not in rules
+
+
+def test_a_lane_taking_a_chunk_steps_by_32_chunks():
+    """`for (k = lane * CHUNK; …; k += 32 * CHUNK)` in a widened kernel: the 32 of the step follows
+    the lanes; a step whose other factor is not the start's chunk is not a lane's."""
+    case = CORPUS / "wave64_real" / "lane_chunks.cu"
+    lines = case.read_text(encoding="utf-8").splitlines()
+    strides = _findings(case, {"WRP005"})
+    assert [f.line for f in strides] == [14]
+    (edit,) = strides[0].edits
+    assert case.read_bytes()[edit.start : edit.end] == b"32"
+    assert "32 * CHUNK" in lines[13]
