@@ -292,11 +292,21 @@ def test_a_warp_indexed_kernel_without_a_matching_launch_is_widened_as_before(tm
     assert (4, "WRP001", "auto") in found and not any(rule == "WRP016" for _, rule, _ in found)
 
 
-def test_rows_counted_by_the_block_width_are_no_evidence(tmp_path):
-    """`blockIdx.x * (blockDim.x / 32) + warp`: the rows per block follow the block and the warp
-    width alike, so widening both stays consistent (and is what porter does)."""
-    text = WARP_ROWS.replace("blockIdx.x * ROWS", "blockIdx.x * (blockDim.x / 32)") + WARP_ROW_LAUNCHES["a literal"]
-    assert (4, "WRP001", "auto") in findings(tmp_path, text)
+def test_rows_counted_by_the_block_width_are_rows_unless_the_host_counts_warps(tmp_path):
+    """`blockIdx.x * (blockDim.x / 32) + warp` is the grid's 32-thread group. Launched over a grid
+    the host sizes in rows (`r / ROWS` blocks of 256), the 32s stay: widened, a block would take 4
+    of its 8 rows (corpus/emulate/block_width_rows.cu runs both on the CPU device). Where the host
+    works the grid out from `threads / 32`, WRP008 widens it, and the kernel widens with it."""
+    kernel = WARP_ROWS.replace("blockIdx.x * ROWS", "blockIdx.x * (blockDim.x / 32)")
+    kept = findings(tmp_path, kernel + WARP_ROW_LAUNCHES["a literal"])
+    assert [(line, rule) for line, rule, _ in kept] == [(8, "MSK001"), (9, "MSK001"), (9, "WRP016")]
+    host_counts_warps = (
+        "void go(const float* x, float* y, int r, int c) {\n"
+        "  const int threads = 256, per_block = threads / 32;\n"
+        "  row_max<<<(r + per_block - 1) / per_block, threads>>>(x, y, r, c);\n}"
+    )
+    widened = findings(tmp_path, kernel + host_counts_warps)
+    assert (4, "WRP001", "auto") in widened and any(rule == "WRP008" for _, rule, _ in widened)
 
 
 BOUNDED = """

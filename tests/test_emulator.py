@@ -3,13 +3,13 @@
 corpus/emulate holds kernels written for 32-lane warps whose block results do not depend on the
 warp width: porter's own ports and hand ports must give the original's outputs at 64 lanes (gfx942)
 and 32 (gfx1100); planted ports that are right only at 32 lanes must fail at 64 and pass at 32; a
-deadlock must be reported as a hang within seconds and a shared array overrun as an error.
+deadlock must be reported as a hang naming its barrier, and a shared array overrun as an error
+(the corpus's running time is bench/emulated_verify.py's to measure, not a test's).
 """
 
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -29,9 +29,7 @@ def emulated(tmp_path_factory):
         pytest.skip("no host C++ compiler")
     tree = tmp_path_factory.mktemp("emulate") / "emulate"
     shutil.copytree(CORPUS / "emulate", tree)
-    started = time.perf_counter()
-    result = verify(tree, ("gfx942", "gfx1100"), load_config(tree), gpus=NO_GPUS)
-    return result, time.perf_counter() - started
+    return verify(tree, ("gfx942", "gfx1100"), load_config(tree), gpus=NO_GPUS)
 
 
 def verdicts(result, name):
@@ -39,7 +37,7 @@ def verdicts(result, name):
 
 
 def test_ports_that_are_right_pass_at_both_widths(emulated):
-    result, _ = emulated
+    result = emulated
     assert len({c.name for c in result.cases}) >= 15
     right = {c.name for c in result.cases if not c.name.endswith(("planted",)) and c.name not in FAULTS}
     assert len(right) >= 12
@@ -51,9 +49,9 @@ def test_ports_that_are_right_pass_at_both_widths(emulated):
 
 
 def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
-    result, _ = emulated
+    result = emulated
     planted = {c.name for c in result.cases if c.name.endswith("planted")} - {EMBEDDED_PLANTED, *WAVE64_PLANTED}
-    assert len(planted) == 19
+    assert len(planted) == 22
     for name in planted:
         rows = verdicts(result, name)
         # caught: wrong outputs, or an access out of bounds (tile_column_sums_planted writes past its tile)
@@ -78,7 +76,7 @@ def test_a_port_written_for_64_lanes_passes_on_cdna_and_fails_on_rdna(emulated, 
     planted/block_votes_wave64.cu tests its ballot against all 64 bits (`votes != ~0ull`): right at
     64, wrong at 32; porter's scan at gfx1100 names each 64-lane line."""
     port, wrong, expected = WAVE64_PLANTED[name]
-    result, _ = emulated
+    result = emulated
     rows = verdicts(result, name)
     assert rows["gfx942"].status == "pass", rows["gfx942"]
     assert rows["gfx1100"].status == "fail" and rows["gfx1100"].mismatches == wrong, rows["gfx1100"]
@@ -136,7 +134,7 @@ def test_a_kernel_in_a_python_string_runs_as_the_file_holds_it(emulated):
     """corpus/emulate/embedded_row_sums.py holds a cupy kernel for 32 lanes: at 64 its full 32-bit
     mask leaves lane 32 out, which ROCm stops at (cupy/cupy#9977), and so does the CPU device; its
     hand port, another Python file, passes at both widths (test_ports_that_are_right_…)."""
-    result, _ = emulated
+    result = emulated
     rows = verdicts(result, EMBEDDED_PLANTED)
     assert rows["cpu-w32"].status == "pass", rows["cpu-w32"]
     assert rows["gfx942"].status == "error", rows["gfx942"]
@@ -147,14 +145,13 @@ def test_a_kernel_in_a_python_string_runs_as_the_file_holds_it(emulated):
 
 
 def test_a_deadlock_is_a_hang_and_an_overrun_is_an_error(emulated):
-    result, seconds = emulated
+    result = emulated
     hang = verdicts(result, "divergent_barrier")
     assert all(row.status == "hang" for row in hang.values())
     assert "__syncthreads reached by 32 of 64" in hang["gfx942"].reason and "divergent_barrier" in hang["gfx942"].reason
     overrun = verdicts(result, "lane_table_overflow")["cpu-w32"]
     assert overrun.status == "error" and "out of bounds" in overrun.reason and "faults.cu:" in overrun.reason
     assert not result.failed, [c for c in result.cases if c.status not in ("pass",)]
-    assert seconds < 300
 
 
 def test_the_verify_corpus_passes_at_both_widths_and_its_planted_port_fails(tmp_path):
@@ -237,7 +234,7 @@ def test_a_butterfly_from_32_in_a_32_thread_block_reads_lanes_that_never_ran(emu
     the block never ran (the CPU device gives them the shared-memory poison, as AMD's registers
     hold whatever an earlier wavefront left); at 32 it is right. porter's scan at gfx942 names the
     ladder (WRP019), and the port with its edit applied passes at both widths."""
-    result, _ = emulated
+    result = emulated
     rows = verdicts(result, "row_ladders_planted")
     assert rows["gfx942"].status == "fail" and rows["gfx942"].mismatches == 6, rows["gfx942"]
     assert rows["gfx1100"].status == "pass", rows["gfx1100"]

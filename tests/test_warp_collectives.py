@@ -40,16 +40,16 @@ def test_the_rows_stay_and_the_reduction_gets_the_rows_width():
     assert source[edit.start - len(b"<float") : edit.start + 1] == b"<float>"
 
 
-def _device_ir(port_source: str, tmp_path) -> str:
+def _device_ir(port_source: str, tmp_path, target: str = "gfx942") -> str:
     hip = require_hip()
     tree = tmp_path / "ir"
     tree.mkdir(exist_ok=True)
-    (tree / "warp_gemv.cu").write_text(port_source, encoding="utf-8")
+    (tree / "kernel.cu").write_text(port_source, encoding="utf-8")
     shutil.copy(tmp_path / "port" / "porter_compat.h", tree / "porter_compat.h")
     out = tree / "device.ll"
     command = hip.command(
-        ["-std=c++17", "-O0", *hip.hip_flags(), "--offload-arch=gfx942", "--cuda-device-only", "-S", "-emit-llvm",
-         str(tree / "warp_gemv.cu"), "-o", str(out)]
+        ["-std=c++17", "-O0", *hip.hip_flags(), f"--offload-arch={target}", "--cuda-device-only", "-S", "-emit-llvm",
+         str(tree / "kernel.cu"), "-o", str(out)]
     )  # fmt: skip
     built = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr[-2000:]
@@ -61,12 +61,16 @@ def _warp_reduce_widths(ir: str) -> set[str]:
     return set(re.findall(r"_ZN6hipcub10WarpReduceIfLi(\d+)E", ir))
 
 
-def test_on_gfx942_the_ports_reduction_is_32_lanes_wide_and_the_default_64(tmp_path):
+def _portable_port(case, tmp_path) -> str:
     source = tmp_path / "source"
     source.mkdir()
-    shutil.copy(GEMV, source / "warp_gemv.cu")
+    shutil.copy(case, source / case.name)
     convert(ConvertOptions(source, tmp_path / "port", "portable"), Config(), None)
-    port = (tmp_path / "port" / "warp_gemv.cu").read_text(encoding="utf-8")
+    return (tmp_path / "port" / case.name).read_text(encoding="utf-8")
+
+
+def test_on_gfx942_the_ports_reduction_is_32_lanes_wide_and_the_default_64(tmp_path):
+    port = _portable_port(GEMV, tmp_path)
     assert "cub::WarpReduce<float, 32>" in port and "THREADS / 32" in port
     assert _warp_reduce_widths(_device_ir(port, tmp_path)) == {"32"}
     # the same port without porter's width: hipCUB's default, the wavefront
@@ -74,9 +78,23 @@ def test_on_gfx942_the_ports_reduction_is_32_lanes_wide_and_the_default_64(tmp_p
     assert _warp_reduce_widths(_device_ir(default, tmp_path)) == {"64"}
 
 
-def test_the_original_builds_with_nvcc(tmp_path):
-    built = nvcc_compile(GEMV, tmp_path)
-    assert built.returncode == 0, built.stderr[-2000:]
+def test_a_widened_kernels_32_lane_reduction_follows_the_wavefront(tmp_path):
+    """corpus/emulate/warp_partials.cu: lane and warp ids widened, `cub::WarpReduce<float, 32>`
+    becomes the wavefront's width (WRP004), 64 lanes on gfx942 and 32 on gfx1100; kept at 32, the
+    port's warps summed each half apart (the CPU device's warp_partials cases run both)."""
+    case = CORPUS / "emulate" / "warp_partials.cu"
+    found = _findings(case, {"WRP004"})
+    assert [(f.line, case.read_bytes()[f.edits[0].start : f.edits[0].end]) for f in found] == [(10, b"32")]
+    port = _portable_port(case, tmp_path)
+    assert "cub::WarpReduce<float, PORTER_WARP_SIZE>" in port
+    assert _warp_reduce_widths(_device_ir(port, tmp_path, "gfx942")) == {"64"}
+    assert _warp_reduce_widths(_device_ir(port, tmp_path, "gfx1100")) == {"32"}
+
+
+def test_the_originals_build_with_nvcc(tmp_path):
+    for case in (GEMV, CORPUS / "emulate" / "warp_partials.cu"):
+        built = nvcc_compile(case, tmp_path)
+        assert built.returncode == 0, built.stderr[-2000:]
 
 
 def test_a_grid_the_host_counts_in_warps_keeps_the_widening(tmp_path):

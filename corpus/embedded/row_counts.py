@@ -46,9 +46,10 @@ def row_counts(indptr, indices, weight):
 # One line of the kernel per literal, Python joining them: escapes are read at their own width.
 _SCALE_SOURCE = (
     "extern \"C\" __global__ void scale_rows(float* x, const float* s, int n) {\n"
-    "  int lane = threadIdx.x & 31;\n"  # expect: WRP001
-    "  int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;\n"  # expect: WRP001 WRP001
-    "  for (int i = lane; i < n; i += 32) x[row * n + i] *= s[row];\n"  # expect: WRP005
+    "  int lane = threadIdx.x & 31;\n"
+    "  int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;\n"  # a warp per row: its 32s stay
+    "  float scale = __shfl_sync(0xffffffff, s[row], 0);\n"  # expect: WRP016 SYN001 MSK001
+    "  for (int i = lane; i < n; i += 32) x[row * n + i] *= scale;\n"
     "}\n"
 )
 scale_rows = cupy.RawKernel(_SCALE_SOURCE, "scale_rows")

@@ -5,18 +5,19 @@ import string
 
 from pycuda.compiler import SourceModule
 
-# one warp per row: the row's values summed by a shuffle ladder, lane 31 writing the row's sum
+# one warp per row: the row's values summed by a shuffle ladder, lane 31 writing the row's sum; each
+# 32 threads of the grid take a row, so its 32s are the row's width and stay (porter.rules.block_rows)
 _ROW_SUM = """
 typedef %(value_type)s value_type;  // expect: EMB001
 
 __global__ void %(name)s(const value_type* x, value_type* out, int n)
 {
-  const int lane = threadIdx.x & 31;  // expect: WRP001
-  const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;  // expect: WRP001 WRP001
+  const int lane = threadIdx.x & 31;
+  const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   value_type v = 0;
-  for (int i = lane; i < n; i += 32) v += x[row * n + i];  // expect: WRP005
-  for (int offset = 1; offset < 32; offset *= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: WRP002 SYN001 MSK001
-  if (lane == 31) out[row] = v;  // expect: WRP001
+  for (int i = lane; i < n; i += 32) v += x[row * n + i];
+  for (int offset = 1; offset < 32; offset *= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: SYN001 MSK001
+  if (lane == 31) out[row] = v;
 }
 """
 

@@ -114,7 +114,7 @@ def _find(ctx) -> BlockRows:
     if not kernels:
         return BlockRows()
     if not launches_or_rows:  # no launch in sight: the kernels' own evidence of rows of warps
-        rows = {name: False for name, info in kernels.items() if _warps_by_itself(ctx, info)}
+        rows = {name: False for name, info in kernels.items() if _warps_by_itself(ctx, name, info)}
         return _by_reach(ctx, kernels, rows) if rows else BlockRows()
     shapes = _launch_shapes(ctx)
     rows: dict[str, bool] = {}  # row kernel → every launch one row
@@ -125,9 +125,9 @@ def _find(ctx) -> BlockRows:
                 rows[name] = all(single for _, single in seen)
             elif (count := _rows_of_warps(ctx, info)) and all(x == count * ROW and single for x, single in seen):
                 rows[name] = False  # `<<<g, R * 32>>>` of a kernel that takes R rows of 32 to a block
-            elif _warp_per_item(ctx, info) or _template_warp_per_item(ctx, name, info):
+            elif _warp_per_item(ctx, name, info):
                 rows[name] = False
-        elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info) or _warps_by_itself(ctx, info):
+        elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info) or _warps_by_itself(ctx, name, info):
             rows[name] = False
         elif name in ctx.project_row_launches:  # launched from another of the project's files
             rows[name] = ctx.project_row_launches[name]
@@ -471,10 +471,10 @@ def _sums(ctx, kernel: FunctionInfo) -> Iterator[tuple[tree_sitter.Node, tree_si
 _WARP_DIVISION = re.compile(rb"/\s*32\b|>>\s*5\b")
 
 
-def _warps_by_itself(ctx, kernel: FunctionInfo) -> bool:
+def _warps_by_itself(ctx, name: str, kernel: FunctionInfo) -> bool:
     """Rows of warps the kernel shows without its launch: bounded at R * 32 threads, or a warp per
     item of the grid."""
-    return _bounded_rows_of_warps(ctx, kernel) or _warp_per_item(ctx, kernel)
+    return _bounded_rows_of_warps(ctx, kernel) or _warp_per_item(ctx, name, kernel)
 
 
 def _bounded_rows_of_warps(ctx, kernel: FunctionInfo) -> bool:
@@ -491,33 +491,26 @@ def _bounded_rows_of_warps(ctx, kernel: FunctionInfo) -> bool:
     return count is not None and bound == count * ROW
 
 
-def _warp_per_item(ctx, kernel: FunctionInfo) -> bool:
+def _warp_per_item(ctx, name: str, kernel: FunctionInfo) -> bool:
     """Does each 32 threads of the grid take one item, `(blockIdx.x * blockDim.x + threadIdx.x) / 32`
-    (`>> 5`, through locals) with no loop striding it across the grid? Then the host sizes the
-    grid at 32 threads an item (`rows * 32`); widened, the kernel would take half the items it is
-    launched for. With a grid-stride loop (`+= gridDim.x * blockDim.x / 32`) widening stays whole."""
+    (`>> 5`, through locals), or `blockIdx.x * (W / 32) + threadIdx.x / 32` with W the block's width
+    (`blockDim.x`, or the kernel's template width: bitsandbytes' 4-bit GEMV, `(THREADS / 32) *
+    blockIdx.x`, launched `<T, 128, BITS><<<(m + 3) / 4, 128>>>`), with no loop striding it across
+    the grid? The host then sizes the grid in items of 32 threads (`rows * 32`, `(m + 3) / 4` blocks
+    of 128), which porter cannot widen with the kernel: widened, the kernel would take half the
+    items it is launched for. Not where a launch's grid counts warps on the host (`threads / 32`,
+    which WRP008 widens with the kernel), nor with a grid-stride loop (`+= gridDim.x * blockDim.x /
+    32`), where widening stays whole."""
     text = ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]
-    if b"blockDim" not in text or b"gridDim" in text or not _WARP_DIVISION.search(text):
+    if b"gridDim" in text or not _WARP_DIVISION.search(text) or _grids_count_warps(ctx, name):
         return False
-    for node in captures("(binary_expression) @b", kernel.node).get("b", []):
-        parts = binary_parts(node, ctx.source)
-        if parts is not None and _per_warp(ctx, parts) and _global_thread(ctx, parts[0], node):
-            return True
-    return False
-
-
-def _template_warp_per_item(ctx, name: str, kernel: FunctionInfo) -> bool:
-    """A warp per item of the grid counted from a template parameter, `(THREADS / 32) * blockIdx.x
-    + threadIdx.x / 32`, where no launch of the kernel counts warps on the host: bitsandbytes'
-    `kgemm_4bit_inference_naive<T, 128, BITS><<<(m + 3) / 4, 128>>>`. The host's 4 is the block's
-    rows, which porter cannot widen with the kernel; a grid sized from `THREADS / 32` the host
-    writes itself is widened on both sides instead (WRP008)."""
-    text = ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]
-    if b"gridDim" in text or not _WARP_DIVISION.search(text):
-        return False
-    widths = set(filter(None, _template_parameters(ctx, kernel.node)))
-    if not widths or _grids_count_warps(ctx, name):
-        return False
+    if b"blockDim" in text and any(
+        _per_warp(ctx, parts) and _global_thread(ctx, parts[0], node)
+        for node in captures("(binary_expression) @b", kernel.node).get("b", [])
+        if (parts := binary_parts(node, ctx.source)) is not None
+    ):
+        return True
+    widths = {"blockDim.x", *filter(None, _template_parameters(ctx, kernel.node))}
     return any(
         _warps_of_block(ctx, base, node, widths) and _warp_index(ctx, warp, node)
         for node, base, warp in _sums(ctx, kernel)

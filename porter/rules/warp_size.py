@@ -99,8 +99,11 @@ SHUFFLE_WIDTH = Rule(
     audits_hip=True,
     severity=Severity.WARNING,
     fix=FixKind.AUTO,
-    summary="Shuffle width of 32 passed explicitly",
-    what="Finds `__shfl*` calls whose width argument is the literal 32.",
+    summary="Shuffle width (or CUB logical warp) of 32 passed explicitly",
+    what=(
+        "Finds `__shfl*` calls whose width argument is 32, and CUB warp collectives given a logical warp of 32 "
+        "(`cub::WarpReduce<float, 32>`, `WarpScan<int, 32>`), outside kernels whose block is rows of 32 threads."
+    ),
     why=WHY_WAVE64
     + "\nOn wave64 a width of 32 splits the wavefront into two independent halves: a value never crosses lane 31 to 32.",
     example="v = __shfl_sync(0xffffffff, v, 0, 32);",
@@ -395,6 +398,28 @@ ROW_COLLECTIVE = Rule(
     use_instead="`cub::WarpReduce<float, 32>`: the row's width, which is CUB's default on NVIDIA.",
 )
 
+ROW_WARPSIZE = Rule(
+    id="WRP021",
+    name="warpsize-in-32-thread-row",
+    category="warp-size",
+    audits_hip=True,
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="`warpSize` in a kernel whose block is rows of 32 threads",
+    what=(
+        "In a kernel whose block is rows of 32 threads (porter.rules.block_rows: `<<<n, 32>>>`, `dim3 block(32, 8)`, "
+        "one warp per row) and the device functions only such kernels call, finds `warpSize`: the kernel's author "
+        "took the warp for the row it runs in."
+    ),
+    why=WHY_WAVE64
+    + "\nThe row is 32 threads on every GPU; `warpSize` is 64 on gfx9. A lane id `threadIdx.x % warpSize` still "
+    "counts 0-31, but a stride `i += warpSize` skips half the row's elements, a ladder from `warpSize / 2` shuffles "
+    "by 32 (past the row: NVIDIA's shuffle returns the lane's own value there, and the sum doubles), and "
+    "`lane == warpSize - 1` names a lane that is not in the row.",
+    example="// launched as row_sums<<<rows, 32>>>\nfor (int i = lane; i < cols; i += warpSize) s += x[row * cols + i];",
+    use_instead="`32`, the row's width, which is `warpSize` on NVIDIA.",
+)
+
 RULES = (
     LANE_ARITHMETIC,
     SHUFFLE_OFFSET,
@@ -414,6 +439,7 @@ RULES = (
     ROW_VOTE,
     ROW_LANE,
     ROW_COLLECTIVE,
+    ROW_WARPSIZE,
 )
 
 # (operator, literal) pairs that turn a thread index into a lane or warp id, with the fix.
@@ -509,7 +535,10 @@ def _raw_uses(ctx: FileContext) -> list[Finding]:
     def find() -> list[Finding]:
         if not search_fast(ctx.source.data, _MAY_ASSUME_32_NEEDLES, _MAY_ASSUME_32):
             return []
-        return [*_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx), *_template_widths(ctx)]
+        return [
+            *_arithmetic(ctx), *_shuffles(ctx), *_shared_arrays(ctx), *_lane_loops(ctx), *_template_widths(ctx),
+            *_collective_widths(ctx),
+        ]  # fmt: skip
 
     return ctx.once("raw warp-width uses", find)
 
@@ -630,6 +659,39 @@ def _template_widths(ctx: FileContext) -> Iterable[Finding]:
                     f"`{template}<{short_text(ctx, argument)}>` sizes its shuffles for 32 lanes: on wave64 they cover half the wavefront",
                     edits=_literal_edit(ctx, argument, portable.WARP_SIZE),
                 )  # fmt: skip
+
+
+def _collective_widths(ctx: FileContext) -> Iterable[Finding]:
+    """`cub::WarpReduce<float, 32>` (and CUB's other warp collectives) in device code: a logical
+    warp of 32 lanes, which on wave64 reduces or scans each half of the wavefront apart, as a
+    shuffle of width 32 does (WRP004). In a kernel whose block is rows of 32 it is the row's width,
+    and stays (_all_uses sets such kernels apart)."""
+    for arguments, width_at in _cub_collectives(ctx):
+        template = arguments.parent
+        given = [a for a in arguments.named_children if a.type != "comment"]
+        if len(given) <= width_at or not ctx.device.is_device_code(arguments):
+            continue
+        width = given[width_at]
+        if warp_value(ctx, width) == 32 and not _logical_width(ctx, width):
+            yield SHUFFLE_WIDTH.finding(
+                ctx, width.start_byte, width.end_byte,
+                f"`{short_text(ctx, template)}` takes a logical warp of 32 lanes: on wave64 it splits the wavefront in two",
+                edits=_literal_edit(ctx, width, portable.WARP_SIZE),
+            )  # fmt: skip
+
+
+def _cub_collectives(ctx: FileContext) -> list[tuple[tree_sitter.Node, int]]:
+    """The template argument lists of the file's CUB warp collectives (`WarpReduce<float, 32>`),
+    each with the position of its width."""
+    if b"Warp" not in ctx.source.data:
+        return []
+    found = []
+    for arguments in captures("(template_argument_list) @a", ctx.parsed.root).get("a", []):
+        name = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
+        width_at = _CUB_WARP_COLLECTIVES.get(ctx.source.text(name.start_byte, name.end_byte)) if name else None
+        if width_at is not None:
+            found.append((arguments, width_at))
+    return found
 
 
 def _width_parameters(ctx: FileContext):
@@ -779,6 +841,7 @@ def _row_crossings(ctx: FileContext) -> Iterable[Finding]:
             fix=FixKind.AUTO if row_vote else FixKind.MANUAL,
         )  # fmt: skip
     yield from _row_collectives(ctx, rows)
+    yield from _row_warp_sizes(ctx, rows)
 
 
 # CUB's warp collectives, by the position of their LOGICAL_WARP_THREADS parameter (hipCUB's alike)
@@ -791,13 +854,9 @@ def _row_collectives(ctx: FileContext, rows) -> Iterable[Finding]:
     """CUB warp collectives in row kernels that leave their width to CUB's default (ROW_COLLECTIVE):
     where the width is the next argument, it is written (`WarpReduce<float, 32>`, NVIDIA's default
     kept); where arguments before it are left to their defaults too, a person writes them."""
-    if b"Warp" not in ctx.source.data:
-        return
-    for arguments in captures("(template_argument_list) @a", ctx.parsed.root).get("a", []):
+    for arguments, width_at in _cub_collectives(ctx):
         template = arguments.parent
-        name = template.child_by_field_name("name") if template is not None else None
-        width_at = _CUB_WARP_COLLECTIVES.get(ctx.source.text(name.start_byte, name.end_byte)) if name else None
-        if width_at is None or not rows.row_only_at(arguments.start_byte):
+        if not rows.row_only_at(arguments.start_byte):
             continue
         given = [a for a in arguments.named_children if a.type != "comment"]
         if len(given) > width_at:
@@ -814,6 +873,17 @@ def _row_collectives(ctx: FileContext, rows) -> Iterable[Finding]:
             edits=(Edit(closing.start_byte, closing.start_byte, f", {ROW}".encode()),) if len(given) == width_at else (),
             fix=FixKind.AUTO if len(given) == width_at else FixKind.MANUAL,
         )  # fmt: skip
+
+
+def _row_warp_sizes(ctx: FileContext, rows) -> Iterable[Finding]:
+    """`warpSize` in row kernels (ROW_WARPSIZE): the row's 32, which NVIDIA's warpSize is."""
+    for node in identifiers_named(ctx.parsed.root, ctx.source.data, "warpSize", ("identifier", "type_identifier")):
+        if rows.row_only_at(node.start_byte):
+            yield ROW_WARPSIZE.finding(
+                ctx, node.start_byte, node.end_byte,
+                "`warpSize` in a kernel whose block is rows of 32 threads: the row is 32 threads, the wavefront 64",
+                edits=_literal_edit(ctx, node, str(ROW)),
+            )  # fmt: skip
 
 
 # a lane compared with one of lanes 32-63 (`lane == 32`, `lane_id >= 48`): the ends of a 32-lane
@@ -2117,9 +2187,10 @@ def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
         return
     rocm7 = ctx.config.rocm_version.release >= (7, 0)
     # `reduce<warpSize>(v)` parses its argument as a type: a type_identifier
+    rows = block_rows(ctx) if ctx.wave64_targets else None
     for node in identifiers_named(ctx.parsed.root, ctx.source.data, "warpSize", ("identifier", "type_identifier")):
-        if not _in_constant_context(ctx, node):
-            continue
+        if not _in_constant_context(ctx, node) or (rows and rows.row_only_at(node.start_byte)):
+            continue  # a row kernel's warpSize becomes the row's 32 (ROW_WARPSIZE), a constant
         yield CONSTEXPR_WARPSIZE.finding(
             ctx, node.start_byte, node.end_byte,
             "`warpSize` is not a constant expression under ROCm 7" + ("" if rocm7 else f" (it still is in ROCm {ctx.config.rocm_version})"),

@@ -3,7 +3,7 @@
 // skips half the row's elements and the ladder adds the next row's sums.
 __global__ void rms_rows(const float* in, float* out, int d) {
   const unsigned tx = threadIdx.x, ty = threadIdx.y;
-  const unsigned row = warpSize;
+  const unsigned row = warpSize;  // expect: WRP021
   const unsigned thread_id = tx + ty * row;
   const unsigned threads = blockDim.y * row;
   __shared__ float partial[64];
