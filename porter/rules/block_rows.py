@@ -18,10 +18,11 @@ template parameter of the launching function that every instantiation the file w
 (`launch<32, 4>` of a `dim3 block(BX, BY)`); kernels that linearise their thread index with a row
 of 32; kernels that take R rows of 32 to a block, launched with R * 32 threads (written with
 literals and kept constants) or bounded at them by `__launch_bounds__`; and kernels whose every 32
-threads of the grid take an item, which the host sizes at 32 threads an item (or counts from the
-kernel's template width, `(THREADS / 32) * blockIdx.x + threadIdx.x / 32`, in rows the host writes
-itself, bitsandbytes' `(m + 3) / 4` blocks of 128). A kernel launched
-with any other width is not one.
+threads of the grid take an item (`(blockIdx.x * blockDim.x + threadIdx.x) / 32`, or the warps of
+the blocks before counted from the block's width, `blockIdx.x * (blockDim.x / 32)` or a template
+width's `(THREADS / 32) * blockIdx.x`, beside the block's own warp index), which the host sizes in
+items, not warps (bitsandbytes' `(m + 3) / 4` blocks of 128). A kernel launched with any other
+width is not one.
 """
 
 from __future__ import annotations
