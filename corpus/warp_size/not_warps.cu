@@ -41,3 +41,10 @@ __global__ void scale_rows(float* m, int cols, float s) {
   int chunk = cols / 32;
   (void)chunk;
 }
+
+// a lane id the kernel never reads (DeepSpeed's transform kernels keep one): dead on any wavefront
+__global__ void copy_values(const float4* in, float4* out) {
+  int d3 = threadIdx.x;
+  int lane = d3 & 0x1f;
+  out[blockIdx.x * blockDim.x + d3] = in[blockIdx.x * blockDim.x + d3];
+}

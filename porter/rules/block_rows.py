@@ -322,7 +322,7 @@ def _instantiated_shape(
     makes it so; else the first that does not, so that the kernel is no row kernel. None where the
     file never names the function's template arguments (deduced, or called from elsewhere)."""
     definition = launcher.node
-    parameters = _template_parameters(ctx, definition)
+    parameters = template_parameter_names(ctx, definition)
     bare = block in parameters  # `<<<grid, BX>>>`
     extents = block if bare else _dim3_extents(ctx.source.data, at.start_byte, block, definition.start_byte)
     parts = _top_level_parts(extents) if extents is not None else []
@@ -511,7 +511,7 @@ def _warp_per_item(ctx, name: str, kernel: FunctionInfo) -> bool:
         if (parts := binary_parts(node, ctx.source)) is not None
     ):
         return True
-    widths = {"blockDim.x", *filter(None, _template_parameters(ctx, kernel.node))}
+    widths = {"blockDim.x", *filter(None, template_parameter_names(ctx, kernel.node))}
     return any(
         _warps_of_block(ctx, base, node, widths) and _warp_index(ctx, warp, node)
         for node, base, warp in _sums(ctx, kernel)
@@ -748,7 +748,7 @@ def _template_row_paths(ctx) -> list[tree_sitter.Node]:
     for info in ctx.device.functions if extents else ():
         positions = extents.get(short_name(info.name)) if info.is_kernel and info.node is not None else None
         if positions:
-            parameters = _template_parameters(ctx, info.node)
+            parameters = template_parameter_names(ctx, info.node)
             named = {parameters[i] for i in positions if i < len(parameters)}
             paths += _row_branches(ctx, info.node, named - {None})
     return paths
@@ -783,7 +783,7 @@ def _block_x_text(ctx, block: tree_sitter.Node, at: tree_sitter.Node) -> str | N
     return _top_level_parts(extents)[0] if extents is not None else None
 
 
-def _template_parameters(ctx, function: tree_sitter.Node) -> list[str | None]:
+def template_parameter_names(ctx, function: tree_sitter.Node) -> list[str | None]:
     """The names of a function template's parameters, in order (None for a type parameter)."""
     declarators = (parameter.child_by_field_name("declarator") for parameter in template_parameters(function))
     return [ctx.source.text(d.start_byte, d.end_byte) if d is not None else None for d in declarators]

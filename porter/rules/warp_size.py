@@ -18,7 +18,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures, define_names, identifiers_named, initializers
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.block_rows import ROW, block_rows, row_count_names, short_name
+from porter.rules.block_rows import ROW, block_rows, row_count_names, short_name, template_parameter_names
 from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.device import (
     IDENT,
@@ -967,6 +967,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
             and is_lane_arithmetic(ctx, node, left, operator)
             and not _bit_ladder_step(ctx, node, left)
             and not _fixed_by_constexpr_test(ctx, node, value)
+            and not _never_read(ctx, node)
         ):
             yield LANE_ARITHMETIC.finding(
                 ctx,
@@ -982,6 +983,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
             and not _counts_rows(ctx, node)
             and not _counts_blocks(ctx, node, right)
             and not _counts_sibling_groups(ctx, node, value)
+            and not _divides_by_a_kernels_tile(ctx, node, right)
         ):
             yield HOST_WARPS_PER_BLOCK.finding(
                 ctx,
@@ -990,6 +992,26 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 f"`{short_text(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
                 edits=_rounding_edits(ctx, node, left, right, _host_warp_size(ctx, node)) if operator == "/" else (),
             )
+
+
+def _never_read(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """`int lane = d3 & 0x1f;` where the function never names `lane` again (nor a macro of the file
+    does): dead as written and as ported, so nothing assumes 32 lanes (DeepSpeed's transform.cu)."""
+    declarator = node.parent
+    while declarator is not None and declarator.type == "parenthesized_expression":
+        declarator = declarator.parent
+    target = (
+        declarator.child_by_field_name("declarator") if declarator and declarator.type == "init_declarator" else None
+    )
+    function = ctx.device.function_of(node).node
+    if target is None or target.type != "identifier" or function is None:
+        return False
+    name = re.compile(rb"(?<![\w$])" + re.escape(ctx.source.data[target.start_byte : target.end_byte]) + rb"(?![\w$])")
+    body = ctx.source.data[function.start_byte : function.end_byte]
+    return len(name.findall(body)) == 1 and not any(
+        name.search(ctx.source.data[d.start_byte : d.end_byte])
+        for d in captures("[(preproc_def) (preproc_function_def)] @d", ctx.parsed.root).get("d", [])
+    )
 
 
 _EQUALS_LITERAL = re.compile(r"\b([A-Za-z_]\w*)\s*==\s*(\d+)\b")
@@ -1295,6 +1317,70 @@ def _counts_sibling_groups(ctx: FileContext, node: tree_sitter.Node, divisor: in
         return False
     siblings = [child for child in outer.named_children if child.id != node.id]
     return any(int_value(unparenthesized(child), ctx.source) == divisor for child in siblings)
+
+
+def _divides_by_a_kernels_tile(ctx: FileContext, node: tree_sitter.Node, divisor: tree_sitter.Node) -> bool:
+    """`NUM_WARPS = (CTA_M / WARP_M) * (CTA_N / WARP_N)` beside `gemm<CTA_M, CTA_N, …, WARP_N, …>`
+    (AWQ's GEMM launcher, WARP_N = 32, in a function or a launch macro): the divisor is a constant
+    handed to a kernel as a template argument, and the kernel takes that parameter for a shape (a
+    warp's tile of 32 columns), never for its lanes: no shuffle's width, no `threadIdx.x % P` or
+    `/ P`. The quotient counts tiles, whatever a warp is."""
+    if divisor.type != "identifier":
+        return False
+    name = ctx.source.text(divisor.start_byte, divisor.end_byte)
+    kernels = {short_name(f.name): f.node for f in ctx.device.functions if f.is_kernel and f.node is not None}
+    parameters = []
+    for kernel_name, arguments in _INSTANTIATION.findall(_launching_text(ctx, node)) if kernels else ():
+        given = [argument.strip() for argument in arguments.split(",")]
+        kernel = kernels.get(kernel_name)
+        if kernel is not None and name in given:
+            declared = template_parameter_names(ctx, kernel)
+            at = given.index(name)
+            parameters.append((kernel, declared[at] if at < len(declared) else None))
+    return bool(parameters) and all(p is not None and not _lane_width_in(ctx, k, p) for k, p in parameters)
+
+
+# `gemm_w4a16_T1<CTA_M, CTA_N, WARP_N>`: a template's name and its arguments, one level deep
+_INSTANTIATION = re.compile(r"\b(\w+)\s*<([^<>;(){}]*)>")
+
+
+def _launching_text(ctx: FileContext, node: tree_sitter.Node) -> str:
+    """The function around the node, or the `#define` whose continued lines hold it."""
+    function = ctx.device.function_of(node).node
+    if function is not None:
+        return ctx.source.text(function.start_byte, function.end_byte)
+    data = ctx.source.data
+    start = data.rfind(b"#define", 0, node.start_byte)
+    end = start
+    while start >= 0:
+        newline = data.find(b"\n", end)
+        line_end = newline if newline >= 0 else len(data)
+        if not data[end:line_end].rstrip().endswith(b"\\") or newline < 0:
+            return ctx.source.text(start, line_end) if line_end >= node.end_byte else ""
+        end = newline + 1
+    return ""
+
+
+def _lane_width_in(ctx: FileContext, kernel: tree_sitter.Node, parameter: str) -> bool:
+    """Does the kernel take `parameter` as a warp's width: a shuffle's width, or the divisor of a
+    thread position (`threadIdx.x % P`, `tid / P`)?"""
+    for name, call in ctx.device.calls_inside(kernel):
+        if name in SHUFFLE_CALLS:
+            width = shuffle_operands(name, call)[1]
+            if width is not None and ctx.source.text(width.start_byte, width.end_byte).strip() == parameter:
+                return True
+    for binary in captures("(binary_expression) @b", kernel).get("b", []):
+        parts = binary_parts(binary, ctx.source)
+        divisor = unparenthesized(parts[2]) if parts is not None else None
+        if (
+            divisor is None
+            or parts[1] not in ("%", "/")
+            or ctx.source.text(divisor.start_byte, divisor.end_byte) != parameter
+        ):
+            continue
+        if ctx.device.expression_classes(parts[0]) & _POSITIONS:
+            return True
+    return False
 
 
 def _counts_threads(ctx: FileContext, node: tree_sitter.Node) -> bool:
