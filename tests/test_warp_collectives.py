@@ -120,3 +120,33 @@ def test_a_lane_taking_a_chunk_steps_by_32_chunks():
     (edit,) = strides[0].edits
     assert case.read_bytes()[edit.start : edit.end] == b"32"
     assert "32 * CHUNK" in lines[13]
+
+
+WIDTH_LAUNCHER = """
+#include <cub/cub.cuh>
+template <int THREADS, int WIDTH>
+__global__ void width_sums(const float* x, float* out) {
+  typedef cub::WarpReduce<float, WIDTH> R;
+  __shared__ typename R::TempStorage t[8];
+  out[blockIdx.x] = R(t[threadIdx.x / 64]).Sum(x[blockIdx.x * THREADS + threadIdx.x]);
+}
+template <int CTA_N, int TILE_N>
+__global__ void tile_copy(const float* a, float* c) {
+  for (int j = threadIdx.x; j < TILE_N; j += blockDim.x) c[blockIdx.x * CTA_N + j] = a[j];
+}
+void launch(const float* x, float* out, int n) {
+  constexpr int THREADS = 256, WIDTH = 32, CTA_N = 128, TILE_N = 32;
+  constexpr int NUM_WARPS = THREADS / WIDTH;
+  constexpr int NUM_TILE_WARPS = CTA_N / TILE_N;
+  width_sums<THREADS, WIDTH><<<n / NUM_WARPS, THREADS>>>(x, out);
+  tile_copy<CTA_N, TILE_N><<<n, dim3(64, NUM_TILE_WARPS)>>>(x, out);
+}
+"""
+
+
+def test_a_constant_the_kernel_takes_as_a_warp_collectives_width_still_counts_warps(tmp_path):
+    """A launcher's `THREADS / WIDTH`, WIDTH = 32 handed to a kernel that gives it to
+    `cub::WarpReduce<float, WIDTH>`, counts warps (WRP008); `CTA_N / TILE_N`, TILE_N handed to a
+    kernel that takes it for a shape alone, counts tiles (AWQ's GEMM launcher)."""
+    (tmp_path / "k.cu").write_text(WIDTH_LAUNCHER, encoding="utf-8")
+    assert [f.line for f in _findings(tmp_path / "k.cu", {"WRP008"})] == [15]

@@ -1362,13 +1362,21 @@ def _launching_text(ctx: FileContext, node: tree_sitter.Node) -> str:
 
 
 def _lane_width_in(ctx: FileContext, kernel: tree_sitter.Node, parameter: str) -> bool:
-    """Does the kernel take `parameter` as a warp's width: a shuffle's width, or the divisor of a
+    """Does the kernel take `parameter` as a warp's width: a shuffle's width, a CUB warp
+    collective's or a tile's (`WarpReduce<float, P>`, `tiled_partition<P>`), or the divisor of a
     thread position (`threadIdx.x % P`, `tid / P`)?"""
     for name, call in ctx.device.calls_inside(kernel):
         if name in SHUFFLE_CALLS:
             width = shuffle_operands(name, call)[1]
             if width is not None and ctx.source.text(width.start_byte, width.end_byte).strip() == parameter:
                 return True
+    for arguments in captures("(template_argument_list) @a", kernel).get("a", []):
+        template = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
+        template_name = ctx.source.text(template.start_byte, template.end_byte) if template is not None else ""
+        given = [ctx.source.text(a.start_byte, a.end_byte).strip() for a in arguments.named_children]
+        width_at = _CUB_WARP_COLLECTIVES.get(template_name, 0 if template_name == "tiled_partition" else None)
+        if width_at is not None and len(given) > width_at and given[width_at] == parameter:
+            return True
     for binary in captures("(binary_expression) @b", kernel).get("b", []):
         parts = binary_parts(binary, ctx.source)
         divisor = unparenthesized(parts[2]) if parts is not None else None
