@@ -8,11 +8,13 @@ GPU of the right vendor a case is built and reported "not-run" with the reason, 
 from __future__ import annotations
 
 import json
+import os
 import platform
 import shutil
 import statistics
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -222,9 +224,13 @@ def verify(
         trees = _stage(root, cases, torch_cases, work, config)
         if use_emulator and cases:
             emulated = _emulated_trees(trees, work)
-            for case in cases:
-                results += _emulate_case(case, targets, emulated, work)
-                done(f"{case.name} (emulated)")
+            # each case builds and runs its own harnesses (host compiler, then the CPU device): the
+            # cases run side by side, one per core, and report in their order
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                emulated_rows = pool.map(lambda case: _emulate_case(case, targets, emulated, work), cases)
+                for case, rows in zip(cases, emulated_rows, strict=True):
+                    results += rows
+                    done(f"{case.name} (emulated)")
         elif cases:
             for case in cases:
                 for target_id in targets:
