@@ -540,21 +540,25 @@ def _warps_of_block(ctx, node: tree_sitter.Node, at: tree_sitter.Node, widths: s
     before this one, so that beside the block's warp index each 32 threads of the grid take an
     item. W is the width the kernel is launched with: with any other its rows would overlap or
     leave gaps on NVIDIA too."""
+    count = _block_factor(ctx, node, at)
+    quotient = binary_parts(count, ctx.source) if count is not None and count.type == "binary_expression" else None
+    return (
+        quotient is not None
+        and _per_warp(ctx, quotient)
+        and re.sub(r"\s+", "", ctx.source.text(quotient[0].start_byte, quotient[0].end_byte)) in widths
+    )
+
+
+def _block_factor(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> tree_sitter.Node | None:
+    """X of `blockIdx.x * X` (either order, parentheses dropped): what each block's index counts in."""
     node = unparenthesized(node)
     parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
     if parts is None or parts[1] != "*":
-        return False
+        return None
     for block, count in ((parts[0], parts[2]), (parts[2], parts[0])):
-        count = unparenthesized(count)
-        quotient = binary_parts(count, ctx.source) if count.type == "binary_expression" else None
-        if (
-            quotient is not None
-            and _is_thread(ctx, block, _BLOCK_INDEX, at)
-            and _per_warp(ctx, quotient)
-            and re.sub(r"\s+", "", ctx.source.text(quotient[0].start_byte, quotient[0].end_byte)) in widths
-        ):
-            return True
-    return False
+        if _is_thread(ctx, block, _BLOCK_INDEX, at):
+            return unparenthesized(count)
+    return None
 
 
 def _global_thread(ctx, node: tree_sitter.Node, at: tree_sitter.Node, hops: int = 3) -> bool:
@@ -579,18 +583,13 @@ def _global_thread(ctx, node: tree_sitter.Node, at: tree_sitter.Node, hops: int 
 
 def _blocks_of_rows(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> int | None:
     """R of `blockIdx.x * R` (either order), R a literal or a constant kept in the port."""
-    node = unparenthesized(node)
-    parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
-    if parts is None or parts[1] != "*":
+    count = _block_factor(ctx, node, at)
+    if count is None:
         return None
-    for block, count in ((parts[0], parts[2]), (parts[2], parts[0])):
-        if _is_thread(ctx, block, _BLOCK_INDEX, at):
-            count = unparenthesized(count)
-            text = ctx.source.text(count.start_byte, count.end_byte)
-            if count.type == "number_literal":
-                return literal_value(text)
-            return _kept_value(ctx, text) if count.type == "identifier" else None
-    return None
+    text = ctx.source.text(count.start_byte, count.end_byte)
+    if count.type == "number_literal":
+        return literal_value(text)
+    return _kept_value(ctx, text) if count.type == "identifier" else None
 
 
 def _warp_index(ctx, node: tree_sitter.Node, at: tree_sitter.Node, hops: int = 3) -> bool:

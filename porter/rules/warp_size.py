@@ -682,13 +682,19 @@ def _collective_widths(ctx: FileContext) -> Iterable[Finding]:
 
 def _cub_collectives(ctx: FileContext) -> list[tuple[tree_sitter.Node, int]]:
     """The template argument lists of the file's CUB warp collectives (`WarpReduce<float, 32>`),
-    each with the position of its width."""
+    each with the position of its width, found once per file (WRP004, WRP020 and WRP008's tile
+    test ask)."""
     if b"Warp" not in ctx.source.data:
         return []
+    return ctx.once("cub warp collectives", lambda: _templates_given_width(ctx, _CUB_WARP_COLLECTIVES))
+
+
+def _templates_given_width(ctx: FileContext, positions: dict[str, int]) -> list[tuple[tree_sitter.Node, int]]:
+    """The template argument lists of the templates `positions` names, with their width's position."""
     found = []
     for arguments in captures("(template_argument_list) @a", ctx.parsed.root).get("a", []):
         name = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
-        width_at = _CUB_WARP_COLLECTIVES.get(ctx.source.text(name.start_byte, name.end_byte)) if name else None
+        width_at = positions.get(ctx.source.text(name.start_byte, name.end_byte)) if name else None
         if width_at is not None:
             found.append((arguments, width_at))
     return found
@@ -1370,12 +1376,11 @@ def _lane_width_in(ctx: FileContext, kernel: tree_sitter.Node, parameter: str) -
             width = shuffle_operands(name, call)[1]
             if width is not None and ctx.source.text(width.start_byte, width.end_byte).strip() == parameter:
                 return True
-    for arguments in captures("(template_argument_list) @a", kernel).get("a", []):
-        template = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
-        template_name = ctx.source.text(template.start_byte, template.end_byte) if template is not None else ""
+    tiles = _templates_given_width(ctx, {"tiled_partition": 0}) if b"tiled_partition" in ctx.source.data else []
+    for arguments, width_at in [*_cub_collectives(ctx), *tiles]:
         given = [ctx.source.text(a.start_byte, a.end_byte).strip() for a in arguments.named_children]
-        width_at = _CUB_WARP_COLLECTIVES.get(template_name, 0 if template_name == "tiled_partition" else None)
-        if width_at is not None and len(given) > width_at and given[width_at] == parameter:
+        inside = kernel.start_byte <= arguments.start_byte < kernel.end_byte
+        if inside and len(given) > width_at and given[width_at] == parameter:
             return True
     for binary in captures("(binary_expression) @b", kernel).get("b", []):
         parts = binary_parts(binary, ctx.source)
