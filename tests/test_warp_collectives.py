@@ -150,3 +150,43 @@ def test_a_constant_the_kernel_takes_as_a_warp_collectives_width_still_counts_wa
     kernel that takes it for a shape alone, counts tiles (AWQ's GEMM launcher)."""
     (tmp_path / "k.cu").write_text(WIDTH_LAUNCHER, encoding="utf-8")
     assert [f.line for f in _findings(tmp_path / "k.cu", {"WRP008"})] == [15]
+
+
+ALIAS_ROWS = CORPUS / "emulate" / "alias_rows.cu"
+
+
+def test_a_namespace_alias_used_by_row_kernels_gets_the_rows_width(tmp_path):
+    """`using WarpReduce = cub::WarpReduce<float>;` at namespace scope, used by a kernel whose
+    block is `dim3(32, 4)`: the alias itself is given the row's 32 (the CPU device's alias_rows
+    cases run the port, and the one that leaves hipCUB's default)."""
+    (found,) = _findings(ALIAS_ROWS, {"WRP020"})
+    assert (found.line, str(found.fix), found.edits[0].replacement) == (11, "auto", b", 32")
+    port = _portable_port(ALIAS_ROWS, tmp_path)
+    assert "using WarpReduce = cub::WarpReduce<float, 32>;" in port
+    assert _warp_reduce_widths(_device_ir(port, tmp_path)) == {"32"}
+    # the same alias as a typedef
+    typedef = ALIAS_ROWS.read_text(encoding="utf-8").replace(
+        "using WarpReduce = cub::WarpReduce<float>;", "typedef cub::WarpReduce<float> WarpReduce;"
+    )
+    (tmp_path / "typedef.cu").write_text(typedef, encoding="utf-8")
+    assert [(f.line, str(f.fix)) for f in _findings(tmp_path / "typedef.cu", {"WRP020"})] == [(11, "auto")]
+
+
+def test_an_alias_shared_with_a_widened_kernel_is_left_to_a_person(tmp_path):
+    """The same alias used by a kernel whose warps follow the wavefront too: one width cannot serve
+    both, so the finding says so and edits nothing."""
+    widened = (
+        "\n__global__ void block_sums(float* out, const float* in) {\n"
+        "  __shared__ WarpStorage storage[8];\n"
+        "  float v = WarpReduce(storage[threadIdx.x / 32]).Sum(in[blockIdx.x * blockDim.x + threadIdx.x]);\n"
+        "  if (threadIdx.x % 32 == 0) atomicAdd(out + blockIdx.x, v);\n}\n"
+    )
+    (tmp_path / "mixed.cu").write_text(ALIAS_ROWS.read_text(encoding="utf-8") + widened, encoding="utf-8")
+    (found,) = _findings(tmp_path / "mixed.cu", {"WRP020"})
+    assert (found.line, str(found.fix), found.edits) == (11, "manual", ())
+    assert "alias of their own" in found.message
+    # a file whose kernels are none of them rows: the alias follows the wavefront, and nothing is said
+    (tmp_path / "mixed.cu").write_text(
+        ALIAS_ROWS.read_text(encoding="utf-8").replace("dim3 block(32, ROWS_PER_BLOCK)", "dim3 block(256)")
+    )
+    assert _findings(tmp_path / "mixed.cu", {"WRP020"}) == []

@@ -862,23 +862,57 @@ def _row_collectives(ctx: FileContext, rows) -> Iterable[Finding]:
     kept); where arguments before it are left to their defaults too, a person writes them."""
     for arguments, width_at in _cub_collectives(ctx):
         template = arguments.parent
-        if not rows.row_only_at(arguments.start_byte):
-            continue
         given = [a for a in arguments.named_children if a.type != "comment"]
         if len(given) > width_at:
             continue  # the width is written
+        if rows.row_only_at(arguments.start_byte):
+            row_uses, other_uses = [arguments], []
+        else:  # `using WarpReduce = cub::WarpReduce<float>;` at namespace scope: where its name is used
+            row_uses, other_uses = _alias_uses(ctx, rows, template)
+        if not row_uses:
+            continue
         closing = arguments.children[-1]
         where = (
             "the collective would read lanes 32-63, which do not run"
-            if rows.one_row_at(arguments.start_byte)
+            if all(rows.one_row_at(use.start_byte) for use in row_uses)
             else "the collective would combine two rows"
         )
+        if other_uses:  # one alias for both kinds of kernel: each needs its own width
+            where += f"; kernels that are not rows of 32 use it too (line {other_uses[0].start_point[0] + 1}), and need the wavefront's width: give the row kernels an alias of their own"
+        fixable = len(given) == width_at and not other_uses
         yield ROW_COLLECTIVE.finding(
             ctx, template.start_byte, template.end_byte,
             f"`{short_text(ctx, template)}` in a kernel whose block is rows of 32 threads: hipCUB's default width is the 64-lane wavefront, and {where}",
-            edits=(Edit(closing.start_byte, closing.start_byte, f", {ROW}".encode()),) if len(given) == width_at else (),
-            fix=FixKind.AUTO if len(given) == width_at else FixKind.MANUAL,
+            edits=(Edit(closing.start_byte, closing.start_byte, f", {ROW}".encode()),) if fixable else (),
+            fix=FixKind.AUTO if fixable else FixKind.MANUAL,
         )  # fmt: skip
+
+
+_ALIASES = ("alias_declaration", "type_definition")
+
+
+def _alias_uses(ctx: FileContext, rows, template: tree_sitter.Node) -> tuple[list, list]:
+    """Where a namespace-scope alias of the collective (`using WarpReduce = cub::WarpReduce<float>;`,
+    `typedef … WarpReduce;`) is used in device code: (uses in row kernels, uses elsewhere). Nothing
+    where the template is not such an alias's whole type."""
+    alias = template.parent
+    while alias is not None and alias.type in ("qualified_identifier", "type_descriptor"):
+        alias = alias.parent
+    if alias is None or alias.type not in _ALIASES or ctx.device.function_of(alias).node is not None:
+        return [], []
+    name = alias.child_by_field_name("name" if alias.type == "alias_declaration" else "declarator")
+    if name is None or name.type != "type_identifier":
+        return [], []
+    row_uses, other_uses = [], []
+    spelled = ctx.source.text(name.start_byte, name.end_byte)
+    for use in identifiers_named(ctx.parsed.root, ctx.source.data, spelled, _ALIAS_USES):
+        if use.start_byte == name.start_byte or not ctx.device.is_device_code(use):
+            continue
+        (row_uses if rows.row_only_at(use.start_byte) else other_uses).append(use)
+    return row_uses, other_uses
+
+
+_ALIAS_USES = ("identifier", "type_identifier", "namespace_identifier")
 
 
 def _row_warp_sizes(ctx: FileContext, rows) -> Iterable[Finding]:
