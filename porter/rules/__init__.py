@@ -11,6 +11,7 @@ from porter.rules import (
     async_copy,
     build,
     cooperative_groups,
+    dialect,
     embedded,
     inline_asm,
     lane_mask,
@@ -44,6 +45,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     cooperative_groups,
     arch_guard,
     torch_extension,
+    dialect,
     embedded,
     scan_limits,
 )
