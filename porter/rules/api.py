@@ -170,6 +170,26 @@ HIP_OVERLOAD = Rule(
     use_instead="Keep the definition for CUDA only: `#if !defined(__HIP_PLATFORM_AMD__)` around it, and `&& !defined(__HIP_PLATFORM_NVIDIA__)` where HIP on NVIDIA declares it too (`atomicMax`/`atomicMin` of float and double); porter adds it, and HIP's overload does the same.",
 )
 
+CYCLIC_WAIT = Rule(
+    id="API011",
+    name="stream-wait-geq-not-cyclic",
+    category="api",
+    severity=Severity.WARNING,
+    fix=FixKind.MANUAL,
+    summary="32-bit stream wait with `CU_STREAM_WAIT_VALUE_GEQ`: CUDA compares cyclically, HIP's `hipStreamWaitValueGte` does not",
+    what="Finds `CU_STREAM_WAIT_VALUE_GEQ` given to a 32-bit stream wait (`cuStreamWaitValue32`, or a pointer to it); a 64-bit wait is left alone.",
+    why="""
+        CUDA documents GEQ as the cyclic comparison `(int32_t)(*addr - value) >= 0`: a sequence
+        counter that wraps past 2^32 still orders right. hipify renames it to
+        `hipStreamWaitValueGte`, which HIP documents as `(*ptr & mask) >= value`, a plain unsigned
+        comparison: once the counter wraps, a wait for a value near 2^32 is satisfied by the small
+        wrapped flag at once, and the stream runs ahead of the work it waits for. exllamav3's
+        ROCm port moved its flags to 64 bits for this reason.
+        """,
+    example="cuStreamWaitValue32(stream, flag, (cuuint32_t) seq, CU_STREAM_WAIT_VALUE_GEQ);",
+    use_instead="64-bit flags and `cuStreamWaitValue64` (`hipStreamWaitValue64`), which do not wrap in practice; or a counter that never passes 2^31 between resets.",
+)
+
 RULES = (
     RUNTIME_RENAME,
     DRIVER_RENAME,
@@ -181,6 +201,7 @@ RULES = (
     TOKEN_PASTED_API,
     KERNEL_POINTER,
     HIP_OVERLOAD,
+    CYCLIC_WAIT,
 )
 
 # runtime functions whose kernel argument HIP types as `const void*` only: name → argument index
@@ -279,6 +300,8 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from _pasting_macros(ctx)
     yield from pasted_uses(ctx)
     yield from _kernel_pointers(ctx)
+    if b"CU_STREAM_WAIT_VALUE_GEQ" in ctx.source.data:
+        yield from _cyclic_waits(ctx)
 
 
 def _kernel_pointers(ctx: FileContext) -> Iterable[Finding]:
@@ -438,3 +461,19 @@ def check_clang(ctx: FileContext, unit: ClangUnit) -> Iterable[Finding]:
             continue
         seen.add((use.offset, message))
         yield TOKEN_PASTED_API.finding(ctx, use.offset, use.end_offset, message, engine=Engine.LIBCLANG)
+
+
+def _cyclic_waits(ctx: FileContext) -> Iterable[Finding]:
+    """CYCLIC_WAIT: GEQ handed to a wait that is not a 64-bit one."""
+    from porter.parse import identifiers_named
+    from porter.rules.device import enclosing
+
+    for node in identifiers_named(ctx.parsed.root, ctx.source.data, "CU_STREAM_WAIT_VALUE_GEQ"):
+        call = enclosing(node, ("call_expression",))
+        function = call.child_by_field_name("function") if call is not None else None
+        if function is not None and "64" in ctx.source.text(function.start_byte, function.end_byte):
+            continue  # a 64-bit sequence does not wrap
+        yield CYCLIC_WAIT.finding(
+            ctx, node.start_byte, node.end_byte,
+            "`CU_STREAM_WAIT_VALUE_GEQ` compares cyclically on CUDA; HIP's `hipStreamWaitValueGte` is a plain unsigned `>=`, which a wrapped 32-bit counter satisfies early",
+        )  # fmt: skip
