@@ -58,6 +58,8 @@ PACKAGES = {
         "0.3.16",
         "34ed0f9bd9431af045bb63d9324ae620ad0536653740e9bb163a2e1fcb973be6",
         "vendor/llama.cpp/ggml/src/ggml-cuda",
+        # pip's metadata step needs scikit-build-core, which nothing else here does
+        "https://files.pythonhosted.org/packages/e4/b4/c8cd17629ced0b9644a71d399a91145aedef109c0333443bef015e45b704/llama_cpp_python-0.3.16.tar.gz",
     ),
     "flashinfer-python": Package(
         "flashinfer-python",
