@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -39,3 +42,24 @@ def hip_compile(path: Path, workdir: Path, targets=("gfx90a", "gfx942"), extra=(
         ["-std=c++17", "-O1", *hip.hip_flags(), *arches, *extra, "-c", str(path), "-o", str(workdir / "out.o")]
     )
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
+
+
+def hip_compile_each(
+    paths: Iterable[Path], workdir: Path, targets=("gfx90a", "gfx942")
+) -> list[tuple[Path, subprocess.CompletedProcess]]:
+    """hip_compile of each path, one compile per core (each a single-threaded clang: the corpus's
+    builds were most of the suite's time run one after another), each into its own folder."""
+    return each_on_a_core(lambda indexed: _compile_in(indexed, workdir, targets), list(enumerate(paths)))
+
+
+def _compile_in(indexed, workdir: Path, targets):
+    index, path = indexed
+    folder = workdir / f"build-{index}"
+    folder.mkdir(exist_ok=True)
+    return path, hip_compile(path, folder, targets=targets)
+
+
+def each_on_a_core(function: Callable, items: list) -> list:
+    """function over items, as many at once as there are cores; results in the items' order."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return list(pool.map(function, items))

@@ -236,9 +236,13 @@ def verify(
                 for target_id in targets:
                     results += _verify_case(case, target_id, trees, work, gpus, reference_dir)
                 done(case.name)
-        for case in torch_cases:
-            results += _verify_torch_case(case, trees, work, reference_dir)
-            done(case.name)
+        # each torch case builds its two extensions with the host compiler (one file at a time):
+        # the cases run side by side too
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            torch_rows = pool.map(lambda case: _verify_torch_case(case, trees, work, reference_dir), torch_cases)
+            for case, rows in zip(torch_cases, torch_rows, strict=True):
+                results += rows
+                done(case.name)
         if record is not None:
             _record(record, cases + torch_cases, results, work, gpus)
     finally:
