@@ -8,9 +8,10 @@ from functools import cache
 
 from porter.clang import ClangUnit
 from porter.findings import Edit, Engine, Finding, FixKind, Severity
-from porter.parse import Context
+from porter.parse import Context, identifiers_named
 from porter.rules.availability import Availability, availability, describe, severity_and_fix
 from porter.rules.base import FileContext, Rule
+from porter.rules.device import enclosing
 from porter.rules.macros import Macro, all_uses, pasted_names, pasting_macros
 from porter.rules.names import IncludeSite, include_sites, portable_include
 from porter.rules.tables import NameEntry, read_data
@@ -465,8 +466,6 @@ def check_clang(ctx: FileContext, unit: ClangUnit) -> Iterable[Finding]:
 
 def _cyclic_waits(ctx: FileContext) -> Iterable[Finding]:
     """CYCLIC_WAIT: GEQ handed to a wait that is not a 64-bit one."""
-    from porter.parse import identifiers_named
-    from porter.rules.device import enclosing
 
     for node in identifiers_named(ctx.parsed.root, ctx.source.data, "CU_STREAM_WAIT_VALUE_GEQ"):
         call = enclosing(node, ("call_expression",))

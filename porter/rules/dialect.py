@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 
 from porter.findings import Edit, Finding, FixKind, Severity
+from porter.parse import identifiers_named
 from porter.rules.base import FileContext, Rule
 from porter.source import FileKind
 
@@ -38,17 +39,14 @@ RULES = (REGISTER_STORAGE,)
 
 # hip-clang compiles these as C++; a .cpp file goes to the host compiler, which only warns
 _HIP_CLANG_KINDS = (FileKind.CUDA, FileKind.HIP, FileKind.HEADER)
-_REGISTER = re.compile(rb"(?<![\w$])register(?![\w$])")
 _ASM_LABEL = re.compile(rb"\b(?:asm|__asm__|__asm)\s*\(")
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:
-    if ctx.source.kind not in _HIP_CLANG_KINDS or ctx.parsed.root is None or b"register" not in ctx.source.data:
+    if ctx.source.kind not in _HIP_CLANG_KINDS:
         return
-    for match in _REGISTER.finditer(ctx.source.data):
-        specifier = ctx.parsed.root.descendant_for_byte_range(match.start(), match.end())
-        if specifier is not None and specifier.type == "register":
-            specifier = specifier.parent
+    for keyword in identifiers_named(ctx.parsed.root, ctx.source.data, "register", ("register",)):
+        specifier = keyword.parent
         if specifier is None or specifier.type != "storage_class_specifier" or _has_asm_label(ctx, specifier):
             continue
         following = specifier.next_sibling

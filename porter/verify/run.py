@@ -14,6 +14,7 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -224,30 +225,30 @@ def verify(
         trees = _stage(root, cases, torch_cases, work, config)
         if use_emulator and cases:
             emulated = _emulated_trees(trees, work)
-            # each case builds and runs its own harnesses (host compiler, then the CPU device): the
-            # cases run side by side, one per core, and report in their order
-            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-                emulated_rows = pool.map(lambda case: _emulate_case(case, targets, emulated, work), cases)
-                for case, rows in zip(cases, emulated_rows, strict=True):
-                    results += rows
-                    done(f"{case.name} (emulated)")
+            # each case builds and runs its own harnesses (host compiler, then the CPU device)
+            for case, rows in _side_by_side(cases, lambda case: _emulate_case(case, targets, emulated, work)):
+                results += rows
+                done(f"{case.name} (emulated)")
         elif cases:
             for case in cases:
                 for target_id in targets:
                     results += _verify_case(case, target_id, trees, work, gpus, reference_dir)
                 done(case.name)
-        # each torch case builds its two extensions with the host compiler (one file at a time):
-        # the cases run side by side too
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            torch_rows = pool.map(lambda case: _verify_torch_case(case, trees, work, reference_dir), torch_cases)
-            for case, rows in zip(torch_cases, torch_rows, strict=True):
-                results += rows
-                done(case.name)
+        # each torch case builds its two extensions with the host compiler (one file at a time)
+        for case, rows in _side_by_side(torch_cases, lambda case: _verify_torch_case(case, trees, work, reference_dir)):
+            results += rows
+            done(case.name)
         if record is not None:
             _record(record, cases + torch_cases, results, work, gpus)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return VerifyResult(results, gpus, targets)
+
+
+def _side_by_side(cases: list, run) -> Iterable[tuple]:
+    """(case, run(case)) for each case, the cases run one per core, yielded in their order as each ends."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        yield from zip(cases, pool.map(run, cases), strict=True)
 
 
 def _verify_case(case, target_id, trees, work, gpus, reference_dir) -> list[CaseResult]:
