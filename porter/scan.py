@@ -231,6 +231,7 @@ def _analyze(
             project_header_sides=project.header_sides if project else {},
             project_pasting_macros=project.pasting_macros if project else {},
             project_logical_warp=project.logical_warp if project else None,
+            project_warp_functions=project.warp_functions if project else frozenset(),
         )
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))

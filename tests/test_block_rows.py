@@ -128,15 +128,18 @@ __device__ float warp_sum(float v) {
   return v;
 }
 __global__ void rows(const float* x, float* y) { y[threadIdx.y] = warp_sum(x[threadIdx.y * 32 + threadIdx.x]); }
-__global__ void flat(const float* x, float* y) { y[threadIdx.x / 32] = warp_sum(x[threadIdx.x]); }
+__global__ void flat(const float* x, float* y) {
+  y[threadIdx.x / 32] = warp_sum(x[threadIdx.x]) + __popc(__ballot_sync(0xffffffff, x[threadIdx.x] > 0));
+}
 void go(const float* x, float* y) {
   rows<<<1, dim3(32, 8)>>>(x, y);
   flat<<<1, 256>>>(x, y);
 }
 """
+    # `flat` votes over its warp: it is the wavefront's (porter.rules.within_rows), not two warps of 32
     found = findings(tmp_path, text)
     assert (3, "WRP002", "suggested") in found
-    assert (7, "WRP001", "auto") in found  # the wider kernel's own warp id is fixed as before
+    assert (8, "WRP001", "auto") in found  # the wider kernel's own warp id is fixed as before
 
 
 def test_one_row_blocks_vote_as_one_warp_and_two_row_blocks_are_told(tmp_path):
@@ -351,8 +354,11 @@ def test_a_warp_per_item_of_the_grid_keeps_its_32s_unless_it_strides_the_grid(tm
     """flashinfer's ConcatMLAKKernel, CuPy's partition kernels: `(blockIdx.x * blockDim.x +
     threadIdx.x) / 32` picks each 32 threads' item, and the host sizes the grid at 32 threads an
     item; widened, the kernel would take half of them. A grid-stride loop over the warps covers
-    every item at any width: widened as before."""
+    every item at any width: its 32s stay where its only warp operation is a butterfly below 32
+    (porter.rules.within_rows), and are widened as before where it shuffles down across the halves."""
     one = findings(tmp_path, GLOBAL_WARPS.replace("LOOP", "{ const int row = gwarp; if (row >= rows) return;"))
     assert not any(rule.startswith("WRP00") for _, rule, _ in one), one
     strided = GLOBAL_WARPS.replace("LOOP", "for (int row = gwarp; row < rows; row += gridDim.x * blockDim.x / 32) {")
-    assert (3, "WRP001", "auto") in findings(tmp_path, strided)
+    assert not any(rule.startswith("WRP00") for _, rule, _ in findings(tmp_path, strided))
+    shuffled_down = strided.replace("__shfl_xor_sync", "__shfl_down_sync")
+    assert (3, "WRP001", "auto") in findings(tmp_path, shuffled_down)

@@ -116,10 +116,10 @@ def test_a_lane_taking_a_chunk_steps_by_32_chunks():
     case = CORPUS / "wave64_real" / "lane_chunks.cu"
     lines = case.read_text(encoding="utf-8").splitlines()
     strides = _findings(case, {"WRP005"})
-    assert [f.line for f in strides] == [14]
+    assert [f.line for f in strides] == [17]
     (edit,) = strides[0].edits
     assert case.read_bytes()[edit.start : edit.end] == b"32"
-    assert "32 * CHUNK" in lines[13]
+    assert "32 * CHUNK" in lines[16]
 
 
 WIDTH_LAUNCHER = """

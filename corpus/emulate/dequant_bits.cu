@@ -11,6 +11,6 @@ __global__ void dequant_sums(const unsigned* quants, const unsigned* high, float
   unsigned low = (q & 0x0F0F0F0F) | ((qh << 4) & 0x00000010);
   unsigned upper = ((q >> 4) & 0x0F0F0F0F) | ((qh >> 5) & 0x00001000);
   float v = (float)(low & 0xFF) + (float)((upper >> 8) & 0xFF) * 0.5f;
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: SYN001 MSK001 WRP002
-  if (t % 32 == 0) atomicAdd(&out[blockIdx.x], v);  // expect: WRP001
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: MSK001 SYN001
+  if (t % 32 == 0) atomicAdd(&out[blockIdx.x], v);
 }

@@ -8,12 +8,12 @@ __global__ void block_sum(const float* in, float* out, int n) {
   int warp = threadIdx.x >> 5;  // expect: WRP001
   float v = 0.0f;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v += in[i];
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: WRP002 SYN001 MSK001
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: MSK001 SYN001 WRP002
   if (lane == 0) partial[warp] = v;
   __syncthreads();
   if (warp == 0) {
     v = lane < blockDim.x / 32 ? partial[lane] : 0.0f;  // expect: WRP001
-    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: WRP002 SYN001 MSK001
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: MSK001 SYN001 WRP002
     if (lane == 0) out[blockIdx.x] = v;
   }
 }
@@ -22,31 +22,31 @@ __global__ void block_sum(const float* in, float* out, int n) {
 __global__ void warp_sum_atomic(const float* in, float* out, int columns) {
   float v = 0.0f;
   for (int c = threadIdx.x; c < columns; c += blockDim.x) v += in[blockIdx.x * columns + c];
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: WRP002 SYN001 MSK001
-  if ((threadIdx.x & 31) == 0) atomicAdd(&out[blockIdx.x], v);  // expect: WRP001
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: MSK001 SYN001
+  if ((threadIdx.x & 31) == 0) atomicAdd(&out[blockIdx.x], v);
 }
 
 // The largest value of each block, by a warp max then an atomic max on its bits (values are >= 0).
 __global__ void block_max(const float* in, unsigned* out, int n) {
   float v = 0.0f;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v = fmaxf(v, fabsf(in[i]));
-  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, offset));  // expect: WRP002 SYN001 MSK001
-  if (threadIdx.x % 32 == 0) atomicMax(out, __float_as_uint(v));  // expect: WRP001
+  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, offset));  // expect: MSK001 SYN001
+  if (threadIdx.x % 32 == 0) atomicMax(out, __float_as_uint(v));
 }
 
 // Rows of a matrix, one warp per row in a grid-stride loop, lanes striding over the columns.
 __global__ void row_softmax(const float* in, float* out, int rows, int cols) {
-  const int lane = threadIdx.x % 32;  // expect: WRP001
-  const int warps = blockDim.x / 32;  // expect: WRP001
-  for (int row = blockIdx.x * warps + threadIdx.x / 32; row < rows; row += gridDim.x * warps) {  // expect: WRP001
+  const int lane = threadIdx.x % 32;
+  const int warps = blockDim.x / 32;
+  for (int row = blockIdx.x * warps + threadIdx.x / 32; row < rows; row += gridDim.x * warps) {
     const float* x = in + row * cols;
     float m = -1e30f;
-    for (int c = lane; c < cols; c += 32) m = fmaxf(m, x[c]);  // expect: WRP005
-    for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, offset));  // expect: WRP002 SYN001 MSK001
+    for (int c = lane; c < cols; c += 32) m = fmaxf(m, x[c]);
+    for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, offset));  // expect: MSK001 SYN001
     float s = 0.0f;
-    for (int c = lane; c < cols; c += 32) s += __expf(x[c] - m);  // expect: WRP005
-    for (int offset = 16; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffff, s, offset);  // expect: WRP002 SYN001 MSK001
-    for (int c = lane; c < cols; c += 32) out[row * cols + c] = __expf(x[c] - m) / s;  // expect: WRP005
+    for (int c = lane; c < cols; c += 32) s += __expf(x[c] - m);
+    for (int offset = 16; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffff, s, offset);  // expect: MSK001 SYN001
+    for (int c = lane; c < cols; c += 32) out[row * cols + c] = __expf(x[c] - m) / s;
   }
 }
 
@@ -54,7 +54,7 @@ __global__ void row_softmax(const float* in, float* out, int rows, int cols) {
 __global__ void reduce_intrinsic(const int* in, int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned v = i < n ? static_cast<unsigned>(in[i]) : 0u;
-  unsigned total = __reduce_add_sync(0xffffffff, v);  // expect: SYN004 MSK001
+  unsigned total = __reduce_add_sync(0xffffffff, v);  // expect: MSK001 SYN004
   if ((threadIdx.x & 31) == 0) atomicAdd(out, static_cast<int>(total));  // expect: WRP001
 }
 
@@ -63,25 +63,25 @@ __global__ void reduce_intrinsic(const int* in, int* out, int n) {
 __global__ void block_argmax(const float* x, int* out, int n) {
   __shared__ float best_val[8];
   __shared__ int best_idx[8];
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;  // expect: WRP001 WRP001
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   float best = -INFINITY;
   int index = 0;
   for (int i = blockIdx.x * 256 + threadIdx.x; i < n; i += 256 * gridDim.x) {
     if (x[i] > best) { best = x[i]; index = i; }
   }
-  for (int offset = 16; offset > 0; offset >>= 1) {  // expect: WRP002
-    const float other = __shfl_xor_sync(0xffffffff, best, offset);  // expect: SYN001 MSK001
-    const int other_index = __shfl_xor_sync(0xffffffff, index, offset);  // expect: SYN001 MSK001
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const float other = __shfl_xor_sync(0xffffffff, best, offset);  // expect: MSK001 SYN001
+    const int other_index = __shfl_xor_sync(0xffffffff, index, offset);  // expect: MSK001 SYN001
     if (other > best) { best = other; index = other_index; }
   }
   if (lane == 0) { best_val[warp] = best; best_idx[warp] = index; }
   __syncthreads();
   if (warp == 0) {
-    best = lane < 8 ? best_val[lane] : -INFINITY;  // expect: WRP012
-    index = lane < 8 ? best_idx[lane] : 0;  // expect: WRP012
+    best = lane < 8 ? best_val[lane] : -INFINITY;
+    index = lane < 8 ? best_idx[lane] : 0;
     for (int offset = 4; offset > 0; offset >>= 1) {
-      const float other = __shfl_xor_sync(0xffffffff, best, offset);  // expect: SYN001 MSK001
-      const int other_index = __shfl_xor_sync(0xffffffff, index, offset);  // expect: SYN001 MSK001
+      const float other = __shfl_xor_sync(0xffffffff, best, offset);  // expect: MSK001 SYN001
+      const int other_index = __shfl_xor_sync(0xffffffff, index, offset);  // expect: MSK001 SYN001
       if (other > best) { best = other; index = other_index; }
     }
     if (lane == 0) out[blockIdx.x] = index;
@@ -97,7 +97,7 @@ __global__ void fold_sum_64(const float* in, float* out) {
   __syncthreads();
   if (threadIdx.x < 32) {
     float v = s[threadIdx.x] + s[threadIdx.x + 32];
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: SYN001 MSK001
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);  // expect: MSK001 SYN001
     if (threadIdx.x == 0) out[blockIdx.x] = v;
   }
 }
@@ -108,12 +108,12 @@ __global__ void last_warp_sum(const float* in, float* out) {
   __shared__ float partial[32];
   const int warp = threadIdx.x / warpSize, lane = threadIdx.x % warpSize;
   float v = in[blockIdx.x * blockDim.x + threadIdx.x];
-  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: SYN001 MSK001
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: MSK001 SYN001
   if (lane == 0) partial[warp] = v;
   __syncthreads();
   if (threadIdx.x < 32) {  // expect: WRP014
     v = threadIdx.x < blockDim.x / warpSize ? partial[threadIdx.x] : 0.0f;
-    for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: SYN001 MSK001
+    for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);  // expect: MSK001 SYN001
     if (threadIdx.x == 0) out[blockIdx.x] = v;
   }
 }

@@ -12,7 +12,7 @@ __global__ void quantize_groups(const float* x, int8_t* q, float* scales, int n)
   const int iqs = i0 % (4 * VALUES_PER_GROUP);
   float amax = fmaxf(fmaxf(fabsf(x[i0]), fabsf(x[i0 + 1])), fmaxf(fabsf(x[i0 + 2]), fabsf(x[i0 + 3])));
   for (int offset = 4; offset > 0; offset >>= 1) {
-    amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFF, amax, offset, 8));  // expect: SYN001 MSK001
+    amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFF, amax, offset, 8));  // expect: MSK001 SYN001
   }
   const float d = amax / 127.0f;
   const float inv = d > 0.0f ? 1.0f / d : 0.0f;

@@ -28,22 +28,25 @@ __global__ void block_sum(const float* in, float* out, int n) {
   if (tid == 0) atomicAdd(out, v);
 }
 
-// The first warp clears the partials, one slot per lane: on wave64, where the lane id counts to
-// 63, lanes 32-63 clear slots past the array (the reads below are bounded by the warp count).
+// The first warp clears the partials, one slot per lane. Every warp operation here is a butterfly
+// below 32, and nothing asks for the wavefront: on wave64 each 32-lane half is a warp of its own, the
+// lane id counts to 31 and the 32 slots hold the block's 32-lane warps, as on NVIDIA. Right as
+// written; only the mask must change (porter.rules.within_rows). Widened, lanes 32-63 would clear
+// slots past the array.
 __global__ void block_max(const float* in, float* out, int n) {
-  __shared__ float partial[32];  // expect: WRP003
-  const int lane = threadIdx.x % 32;  // expect: WRP001
-  const int warp = threadIdx.x / 32;  // expect: WRP001
+  __shared__ float partial[32];
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
   if (warp == 0) partial[lane] = -1e30f;
   __syncthreads();
   float v = -1e30f;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v = fmaxf(v, in[i]);
-  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, offset));  // expect: WRP002 SYN001
+  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, offset));  // expect: SYN001
   if (lane == 0) partial[warp] = v;
   __syncthreads();
   if (warp == 0) {
     v = partial[lane];
-    for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, offset));  // expect: WRP002 SYN001
+    for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, offset));  // expect: SYN001
     if (lane == 0) out[blockIdx.x] = v;
   }
 }

@@ -4,7 +4,10 @@
 // num_values_4bit`): ROCm's fork widened its lane id and kept the step, so on MI300X lanes 32-63
 // started on the chunks lanes 0-31 take a step later, and those were summed twice. Here the
 // warps stride the grid's rows (`gridDim.x * blockDim.x / 32`), so widening is the port: the step's
-// 32 follows the lanes. A step whose chunk differs from the start's is no lane's. Written for porter.
+// 32 follows the lanes. A step whose chunk differs from the start's is no lane's. The ladder shuffles
+// down, and lanes near the top of a 32-lane half read the other half's lanes: porter does not follow
+// which lanes' sums are used, so it does not keep this kernel's warps at 32 (porter.rules.within_rows).
+// Written for porter.
 #define CHUNK 4
 
 __global__ void row_dots(const float* m, const float* x, float* out, int rows, int cols) {
@@ -17,7 +20,7 @@ __global__ void row_dots(const float* m, const float* x, float* out, int rows, i
       }
     }
     for (int k = lane * CHUNK; k < 2 * CHUNK; k += 32 * 2) out[k] = 0.0f;
-    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffff, sum, o);  // expect: WRP002 SYN001 MSK001
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(0xffffffff, sum, o);  // expect: MSK001 SYN001 WRP002
     if (lane == 0) out[row] = sum;
   }
 }

@@ -147,6 +147,8 @@ class FileContext:
     project_pasting_macros: dict = field(default_factory=dict)
     # a width of 32 the project keeps as its warp beside the wavefront it asks for (logical_warp.LogicalWarp)
     project_logical_warp: object = None
+    # functions of the project's headers that hold a warp operation (porter.rules.within_rows)
+    project_warp_functions: frozenset[str] = frozenset()
     # what the file tells about the whole project (porter.rules.project): settled across the scan
     project: ProjectFacts = field(default_factory=ProjectFacts)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text

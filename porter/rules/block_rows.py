@@ -22,7 +22,8 @@ threads of the grid take an item (`(blockIdx.x * blockDim.x + threadIdx.x) / 32`
 the blocks before counted from the block's width, `blockIdx.x * (blockDim.x / 32)` or a template
 width's `(THREADS / 32) * blockIdx.x`, beside the block's own warp index), which the host sizes in
 items, not warps (bitsandbytes' `(m + 3) / 4` blocks of 128). A kernel launched with any other
-width is not one.
+width is not one, unless every warp operation it reaches stays within 32 lanes as written
+(porter.rules.within_rows): each 32-lane half of a wavefront then runs it as one NVIDIA warp.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from porter.rules.device import (
     template_parameters,
     unparenthesized,
 )
+from porter.rules.within_rows import stays_within_rows
 from porter.source import WORD_BYTES
 
 ROW = 32  # the threads of a row: one NVIDIA warp
@@ -115,7 +117,11 @@ def _find(ctx) -> BlockRows:
     if not kernels:
         return BlockRows()
     if not launches_or_rows:  # no launch in sight: the kernels' own evidence of rows of warps
-        rows = {name: False for name, info in kernels.items() if _warps_by_itself(ctx, name, info)}
+        rows = {
+            name: False
+            for name, info in kernels.items()
+            if _warps_by_itself(ctx, name, info) or _warps_stay_within_rows(ctx, name, info)
+        }
         return _by_reach(ctx, kernels, rows) if rows else BlockRows()
     shapes = _launch_shapes(ctx)
     rows: dict[str, bool] = {}  # row kernel → every launch one row
@@ -126,9 +132,14 @@ def _find(ctx) -> BlockRows:
                 rows[name] = all(single for _, single in seen)
             elif (count := _rows_of_warps(ctx, info)) and all(x == count * ROW and single for x, single in seen):
                 rows[name] = False  # `<<<g, R * 32>>>` of a kernel that takes R rows of 32 to a block
-            elif _warp_per_item(ctx, name, info):
+            elif _warp_per_item(ctx, name, info) or _warps_stay_within_rows(ctx, name, info):
                 rows[name] = False
-        elif _linearised_by_rows(ctx, info) or _strides_rows(ctx, info) or _warps_by_itself(ctx, name, info):
+        elif (
+            _linearised_by_rows(ctx, info)
+            or _strides_rows(ctx, info)
+            or _warps_by_itself(ctx, name, info)
+            or _warps_stay_within_rows(ctx, name, info)
+        ):
             rows[name] = False
         elif name in ctx.project_row_launches:  # launched from another of the project's files
             rows[name] = ctx.project_row_launches[name]
@@ -685,14 +696,38 @@ def _is_thread(ctx, node: tree_sitter.Node, builtin: re.Pattern[str], at: tree_s
     return value is not None and _is_thread(ctx, value, builtin, at, hops - 1)
 
 
+def _warps_stay_within_rows(ctx, name: str, kernel: FunctionInfo) -> bool:
+    """Does every warp operation the kernel reaches stay within 32 lanes as written (within_rows)?
+    Not where a launch's grid counts its warps on the host (`threads / 32`, which WRP008 widens):
+    kept at 32, the kernel would then be launched for half its warps."""
+    if _grids_count_warps(ctx, name):
+        return False
+    helpers = _helpers(ctx)
+    reached = _reached(ctx, kernel, helpers)
+    functions = [info.node for info in ctx.device.functions if info.node is not None
+                 and (info.node.start_byte, info.node.end_byte) in reached]  # fmt: skip
+    defined = {short_name(info.name) for info in ctx.device.functions if info.node is not None}
+    return stays_within_rows(ctx, functions, defined, lambda constant: _kept_value(ctx, constant))
+
+
+def _helpers(ctx) -> dict[str, list[FunctionInfo]]:
+    """The file's device functions other than kernels, by their short names, grouped once."""
+
+    def group() -> dict[str, list[FunctionInfo]]:
+        helpers: dict[str, list[FunctionInfo]] = {}
+        for info in ctx.device.functions:
+            if info.node is not None and info.is_device and not info.is_kernel:
+                helpers.setdefault(short_name(info.name), []).append(info)
+        return helpers
+
+    return ctx.once("block rows helpers", group)
+
+
 # -- what the row kernels reach --------------------------------------------------------------------
 
 
 def _by_reach(ctx, kernels: dict[str, FunctionInfo], rows: dict[str, bool]) -> BlockRows:
-    helpers: dict[str, list[FunctionInfo]] = {}
-    for info in ctx.device.functions:
-        if info.node is not None and info.is_device and not info.is_kernel:
-            helpers.setdefault(short_name(info.name), []).append(info)
+    helpers = _helpers(ctx)
     reach = {name: _reached(ctx, info, helpers) for name, info in kernels.items()}
     from_rows = {span: name for name in rows for span in reach[name]}
     from_others = {span for name in kernels if name not in rows for span in reach[name]}

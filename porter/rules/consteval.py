@@ -262,6 +262,7 @@ class HeaderConstants:
     header_sides: dict = field(default_factory=dict)  # file name -> branches.Side (branches.header_sides)
     pasting_macros: dict = field(default_factory=dict)  # name -> macros.Macro (api.project_pasting_macros)
     logical_warp: object = None  # a warp of 32 kept on purpose (porter.rules.logical_warp.LogicalWarp)
+    warp_functions: frozenset[str] = frozenset()  # functions holding warp operations (within_rows.warp_functions)
 
     @classmethod
     def of(
@@ -277,6 +278,7 @@ class HeaderConstants:
         header_sides: dict | None = None,
         pasting_macros: dict | None = None,
         logical_warp=None,
+        warp_functions: frozenset[str] = frozenset(),
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr(_canonical((
@@ -287,11 +289,12 @@ class HeaderConstants:
             sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
             sorted((pasting_macros or {}).items()),
             logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions), sorted(logical_warp.helpers)),
+            sorted(warp_functions),
         )))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
-            header_sides or {}, pasting_macros or {}, logical_warp,
+            header_sides or {}, pasting_macros or {}, logical_warp, warp_functions,
         )  # fmt: skip
 
 
@@ -462,6 +465,7 @@ def header_constants(
     `pasting_macros`, its macros that paste API names (api.project_pasting_macros), ride along.
     """
     from porter.rules.logical_warp import LogicalWarp
+    from porter.rules.within_rows import warp_functions  # within_rows reads device, which reads this module
 
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
@@ -487,6 +491,7 @@ def header_constants(
         header_sides,
         pasting_macros,
         LogicalWarp.of(logical, headers, constants),
+        frozenset(name for data in headers for name in warp_functions(data)),
     )
 
 

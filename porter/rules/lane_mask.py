@@ -178,7 +178,7 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
                 edits = (Edit(mask.start_byte, mask.end_byte, HALF_WAVE_MASK),)
             elif block_rows(ctx).row_only_at(call.start_byte):
                 # a block 32 threads wide: two rows share a wavefront, and either may call it alone
-                message = f"`{name}` gets a 32-bit mask in a kernel whose block is rows of 32 threads; on wave64 the row's lanes are half of a 64-bit mask"
+                message = f"`{name}` gets a 32-bit mask in a kernel whose warps stay 32 threads wide (rows of its block, or halves of a wavefront); on wave64 a warp's lanes are half of a 64-bit mask"
                 edits = (Edit(mask.start_byte, mask.end_byte, portable.ROW_MASK.encode()),)
             else:
                 message = f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits"

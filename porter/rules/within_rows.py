@@ -1,0 +1,224 @@
+"""Kernels whose every warp operation stays within 32 lanes as written.
+
+A butterfly of `__shfl_xor_sync` with offsets below 32 pairs lane i with lane i ^ offset, which on
+a 64-lane wavefront is in i's own half; a shuffle given a width of 32 or less works within groups of
+that width on either wavefront. A kernel whose warp operations are only these, and that never asks
+for the wavefront's width (`warpSize`, `__lane_id()`, a vote, a library collective), runs on wave64
+as two 32-lane warps to a wavefront, each doing exactly what one NVIDIA warp does: its lane and warp
+arithmetic (`threadIdx.x & 31`, `threadIdx.x / 32`), its per-warp slots and its loops over lanes are
+right as written. Only its masks must name the 64-bit wavefront's lanes (MSK001).
+
+Widening such a kernel is right only where each warp's share of the work widens with it. It does not
+where the share is fixed: exllamav3's Hadamard helpers (vendored by gptqmodel) give each warp a
+128-element chunk, 4 values to a lane (`t = threadIdx.x & 31`, `in + w * 128`); widened, lanes 32-63
+index past the chunk. So porter treats these kernels as it treats the kernels whose warps are the
+32-thread rows of their block (porter.rules.block_rows): their 32s stay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import tree_sitter
+
+from porter.rules.brackets import function_named_before
+from porter.rules.device import (
+    SHUFFLE_CALLS,
+    binary_parts,
+    call_arguments,
+    for_parts,
+    int_value,
+    shuffle_operands,
+    unparenthesized,
+)
+
+# what asks for the wavefront itself, or leaves the lanes to code porter does not see
+_WAVEFRONT_WIDE = re.compile(
+    rb"\bwarpSize\b|__lane_id\b|%laneid|\b__ballot|\b__any\b|\b__any_sync\b|\b__all\b|\b__all_sync\b|\b__match_"
+    rb"|\b__reduce_\w+_sync\b|__activemask|cooperative_groups|\bcg::|\bcub::|\bhipcub::"
+    rb"|\bWarp(?:Reduce|Scan|Exchange|Load|Store|MergeSort)\b|C10_WARP_SIZE|\basm\b"
+    rb"|%\s*64\b|&\s*(?:63|0x3[fF])\b|/\s*64\b|>>\s*6\b"  # lanes counted to 64: written for the wavefront
+)
+# a call into code the file does not hold, whose name says it works across the warp
+_WARP_LEVEL_NAME = re.compile(r"(?i)warp|wave|shfl|shuffle|ballot|vote|lane|reduce|scan")
+_WIDTHS = (1, 2, 4, 8, 16, 32)
+_HALVING = re.compile(r"^(\w+)\s*(?:>>=\s*1|/=\s*2|=\s*\1\s*(?:>>\s*1|/\s*2))$")
+_DOUBLING = re.compile(r"^(\w+)\s*(?:<<=\s*1|\*=\s*2|=\s*\1\s*(?:<<\s*1|\*\s*2))$")
+# a warp-width's value by role (the width, the last lane, half, log2): named, porter may widen it
+_WARP_ROLE_VALUES = (32, 31, 16, 5)
+_IDENT = re.compile(rb"[A-Za-z_]\w*")
+
+
+def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str], kept) -> bool:
+    """Do `functions` (a kernel and the file's functions it reaches) keep every warp
+    operation within 32 lanes as written, with at least one shuffle among them? `defined` holds the
+    names of the file's functions (a call to any other is code porter does not see); `kept(name)` is
+    the value of a constant porter leaves as written, None where it may widen it."""
+    data = ctx.source.data
+    texts = [data[node.start_byte : node.end_byte] for node in functions]
+    if any(_WAVEFRONT_WIDE.search(text) for text in texts):
+        return False
+    if any(_names_widened_constant(ctx, text, kept) for text in texts):
+        return False
+    shuffles = 0
+    for function in functions:
+        for name, call in ctx.device.calls_inside(function):
+            short = name.rsplit("::", 1)[-1]
+            if name in SHUFFLE_CALLS:
+                if not _within_32(ctx, name, call):
+                    return False
+                shuffles += 1
+            elif short not in defined and _may_reach_warp_operations(ctx, short):
+                return False
+    return shuffles > 0
+
+
+def _names_widened_constant(ctx, text: bytes, kept) -> bool:
+    """Does the text name a constant of a warp width's value (32, 31, 16, 5) that porter may widen
+    in the port (a project's `WARP_SIZE`)? Kept as written, the kernel would then mix its 32s with
+    the wavefront's 64."""
+    constants = ctx.shared_constants
+    for word in {match.decode() for match in _IDENT.findall(text)}:
+        if constants.get(word) in _WARP_ROLE_VALUES and kept(word) is None:
+            return True
+    return False
+
+
+def _within_32(ctx, name: str, call: tree_sitter.Node) -> bool:
+    """A shuffle given a width of 32 or less (a literal), or a butterfly whose offset stays below
+    32: a literal, or the counter of a loop that halves from 16 or less, or doubles below 32."""
+    offset, width = shuffle_operands(name, call)
+    if name.endswith("_sync") and not _all_lanes(ctx, call):
+        return False  # a mask made from the lanes (`15 << (lane & ~3)`) names the lower half's on wave64
+    width_value = int_value(width, ctx.source)
+    if width is not None:
+        return width_value in _WIDTHS
+    if not name.startswith("__shfl_xor") or offset is None:
+        return False
+    offset = unparenthesized(offset)
+    value = int_value(offset, ctx.source)
+    if value is not None:
+        return 0 <= value < 32
+    return offset.type == "identifier" and _ladder_below_32(ctx, offset)
+
+
+def _all_lanes(ctx, call: tree_sitter.Node) -> bool:
+    """Is the shuffle's mask every lane, a literal or a constant (`0xffffffff`, `FULL_MASK`)?"""
+    arguments = call_arguments(call)
+    return bool(arguments) and ctx.value_of(arguments[0]) in _ALL_LANES
+
+
+_ALL_LANES = (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
+
+
+def _ladder_below_32(ctx, counter: tree_sitter.Node) -> bool:
+    name = ctx.source.text(counter.start_byte, counter.end_byte)
+    loop, parts = counter.parent, None
+    while loop is not None and parts is None:  # the innermost loop that counts with the name
+        if loop.type == "for_statement" and (found := for_parts(ctx, loop)) is not None and found[0] == name:
+            parts = found
+        else:
+            loop = loop.parent
+    if parts is None:
+        return False
+    update = loop.child_by_field_name("update")
+    step = re.sub(r"\s+", " ", ctx.source.text(update.start_byte, update.end_byte)) if update is not None else ""
+    start = int_value(parts[1], ctx.source)
+    if (match := _HALVING.match(step)) and match.group(1) == name:
+        return start is not None and 0 < start <= 16
+    if (match := _DOUBLING.match(step)) and match.group(1) == name:
+        return start is not None and start > 0 and _bounded_below_32(ctx, parts[2], name)
+    return False
+
+
+def _bounded_below_32(ctx, condition: tree_sitter.Node, counter: str) -> bool:
+    """`counter < L` with L ≤ 32, or `counter <= L` with L < 32, L a literal."""
+    parts = binary_parts(condition, ctx.source) if condition.type == "binary_expression" else None
+    if parts is None or ctx.source.text(parts[0].start_byte, parts[0].end_byte) != counter:
+        return False
+    limit = int_value(parts[2], ctx.source)
+    return limit is not None and ((parts[1] == "<" and limit <= 32) or (parts[1] == "<=" and limit < 32))
+
+
+_FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+# a warp operation, or a thread's lane or warp taken with a 32 (`threadIdx.x & 31`): a function of
+# the project's headers that holds one has 32s of its own, settled (and maybe widened) in its file
+_WARP_LEVEL_NEEDLES = (b"__shfl", b"__ballot", b"__any", b"__all", b"__activemask", b"__match_", b"warpSize", b"__syncwarp")  # fmt: skip
+_WARP_LEVEL_TEXT = re.compile(b"|".join(_WARP_LEVEL_NEEDLES))
+_LANE_OF_THREAD = re.compile(rb"threadIdx\.x\s*(?:/\s*32|&\s*(?:31|0x1[fF])|%\s*32|>>\s*5)\b")
+
+
+def _warp_macros(ctx) -> frozenset[str]:
+    """The file's function-like macros whose bodies hold warp operations: a call to one is a warp
+    operation porter does not see as such."""
+
+    def find() -> frozenset[str]:
+        return frozenset(
+            match.group(1).decode()
+            for match in _FUNCTION_MACRO.finditer(ctx.source.data)
+            if _WARP_LEVEL_TEXT.search(match.group(2))
+        )
+
+    return ctx.once("warp macros", find)
+
+
+def _may_reach_warp_operations(ctx, name: str) -> bool:
+    """Is `name`, called from outside the file's functions, a warp operation porter does not see as
+    one: a function of the project's headers that holds one (its 32s settle in its own file, and
+    may widen), a macro of the file's that does, or a name that says it works across the warp?"""
+    return name in ctx.project_warp_functions or name in _warp_macros(ctx) or bool(_WARP_LEVEL_NAME.search(name))
+
+
+def warp_functions(data: bytes) -> set[str]:
+    """The functions `data` defines whose bodies hold a warp operation (a shuffle, a vote,
+    `warpSize`) or take a thread's lane or warp with a 32: found by text, for the project's headers
+    before any file is analysed. One pass over the braces keeps the blocks open at each match: a
+    walk back from each match cost flashinfer's headers 0.12 s here, this pass 0.05 s."""
+    matches = sorted(_occurrences(data))
+    if not matches:
+        return set()
+    found: set[str] = set()
+    names: dict[int, str | None] = {}  # a block's `{` -> the function it opens, if it opens one
+    open_blocks: list[int] = []
+    pending = iter(matches)
+    next_match = next(pending)
+    for brace in _BRACE.finditer(data):
+        while next_match is not None and next_match < brace.start():
+            name = _function_around(data, open_blocks, names)
+            if name is not None:
+                found.add(name)
+            next_match = next(pending, None)
+        if next_match is None:
+            break
+        if brace.group() == b"{":
+            open_blocks.append(brace.start())
+        elif open_blocks:
+            open_blocks.pop()
+    return found
+
+
+_BRACE = re.compile(rb"[{}]")
+
+
+def _occurrences(data: bytes) -> Iterator[int]:
+    """Where a warp operation or a lane taken with 32 starts: bytes.find per needle, faster than
+    one regular expression of alternatives, which has no literal prefix to search for."""
+    for needle in _WARP_LEVEL_NEEDLES:
+        at = data.find(needle)
+        while at != -1:
+            yield at
+            at = data.find(needle, at + len(needle))
+    if b"threadIdx" in data:
+        yield from (match.start() for match in _LANE_OF_THREAD.finditer(data))
+
+
+def _function_around(data: bytes, open_blocks: list[int], names: dict[int, str | None]) -> str | None:
+    """The innermost function whose body is among the open blocks."""
+    for opening in reversed(open_blocks):
+        if opening not in names:
+            name = function_named_before(data, opening)
+            names[opening] = name.rsplit("::", 1)[-1] if name is not None else None
+        if names[opening] is not None:
+            return names[opening]
+    return None

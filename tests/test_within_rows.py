@@ -1,0 +1,119 @@
+"""Kernels whose every warp operation stays within 32 lanes as written (porter.rules.within_rows).
+
+exllamav3's Hadamard helpers (vendored by gptqmodel) give each 32-lane warp a 128-element chunk, 4
+values to a lane, mixed by a butterfly of `__shfl_xor_sync` below 32. porter used to widen the lane,
+the ladder and the warp count; on 64 lanes the port then read past each warp's chunk (the CPU device
+runs that port, corpus/emulate/planted/hadamard_chunks_widened.cu, and it fails at 64 lanes). On
+wave64 each 32-lane half of the wavefront runs such a kernel exactly as one NVIDIA warp does, so its
+32s stay and only its mask changes. A kernel that asks for the wavefront (warpSize, 64-lane
+arithmetic), shuffles across the halves (a shuffle down), or calls a project function that holds
+warp operations of its own is widened as before.
+"""
+
+from __future__ import annotations
+
+import pytest
+from compilers import hip_compile, nvcc_compile
+from corpus_cases import CORPUS
+
+from porter.config import Config
+from porter.convert import convert_source
+from porter.convert.compat import render_header
+from porter.discover import DiscoveredFile
+from porter.scan import analyze_file, scan
+from porter.source import FileKind, SourceFile
+
+HADAMARD = CORPUS / "emulate" / "hadamard_chunks.cu"
+WIDTH_RULES = {"WRP001", "WRP002", "WRP003", "WRP005", "WRP008"}
+
+BLOCK_SUM = """
+__global__ void block_sum(const float* in, float* out, int n) {
+  __shared__ float partial[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  float v = 0.f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) v += in[i];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < blockDim.x / 32 ? partial[lane] : 0.f;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+    if (lane == 0) *out = v;
+  }
+}
+"""
+
+
+def rules_by_line(tmp_path, text: str) -> list[tuple[int, str]]:
+    path = tmp_path / "k.cu"
+    path.write_text(text)
+    result = analyze_file(DiscoveredFile(path, path.name, FileKind.CUDA), Config(), deep="never", extra_args=None)
+    assert result.error is None, result.error
+    return sorted((f.line, f.rule) for f in result.findings if f.rule in WIDTH_RULES | {"MSK001"})
+
+
+def test_a_butterfly_kernel_keeps_its_32s_and_widens_its_mask(tmp_path):
+    assert rules_by_line(tmp_path, BLOCK_SUM) == [(7, "MSK001"), (12, "MSK001")]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # the lane counts the wavefront: the ladder from 16 then sums half of it
+        ("threadIdx.x & 31, warp", "threadIdx.x % warpSize, warp"),
+        # a lane counted to 64: written for the wavefront
+        ("threadIdx.x & 31, warp", "threadIdx.x & 63, warp"),
+        # a shuffle down reaches across the halves
+        ("v += __shfl_xor_sync(0xffffffff, v, o);\n  if", "v += __shfl_down_sync(0xffffffff, v, o);\n  if"),
+        # a mask made from the lane: on wave64 lanes 32-63 would name the lower half's lanes
+        ("v += __shfl_xor_sync(0xffffffff, v, o);\n  if", "v += __shfl_xor_sync(0xfu << (lane & ~3), v, o);\n  if"),
+        # a butterfly whose first offset is a name porter may widen
+        ("for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n  if",
+         "for (int o = HALF; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n  if"),
+    ],
+)  # fmt: skip
+def test_a_kernel_that_is_not_two_32_lane_warps_is_widened(tmp_path, change):
+    before, after = change
+    assert before in BLOCK_SUM
+    text = ("#define HALF 16\n" if "HALF" in after else "") + BLOCK_SUM.replace(before, after, 1)
+    assert {rule for _, rule in rules_by_line(tmp_path, text)} & {"WRP001", "WRP002"}
+
+
+HEADER_FUNCTIONS = {
+    "a shuffle": "__device__ float combine(float v) {\n"
+    "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n  return v;\n}\n",
+    "a lane taken with 32": "__device__ float combine(float v) {\n  return (threadIdx.x & 31) ? v : 0.f;\n}\n",
+}
+
+
+@pytest.mark.parametrize("header", HEADER_FUNCTIONS.values(), ids=HEADER_FUNCTIONS.keys())
+def test_a_call_to_a_project_function_with_32s_of_its_own_keeps_the_kernel_wide(tmp_path, header):
+    """The header's `combine` shuffles down with offsets from 16, or takes the lane with `& 31`: its
+    32s settle in its own file and are widened there, so the kernel that calls it is widened too."""
+    (tmp_path / "combine.cuh").write_text(header)
+    kernel = BLOCK_SUM.replace(
+        "if (warp == 0) {", "v = combine(v);\n  if (warp == 0) {"
+    )  # the kernel's own operations stay butterflies below 32
+    (tmp_path / "k.cu").write_text('#include "combine.cuh"\n' + kernel)
+    found = scan([tmp_path], Config(), jobs=1).findings
+    assert ("k.cu", "WRP001") in {(f.file, f.rule) for f in found}
+
+
+def test_the_hadamard_port_keeps_the_chunk_layout_and_builds_for_both_vendors(tmp_path):
+    path = tmp_path / HADAMARD.name
+    path.write_bytes(HADAMARD.read_bytes())
+    file = DiscoveredFile(path=path, rel=path.name, kind=FileKind.CUDA)
+    found = analyze_file(file, Config(), deep="never", extra_args=None, cap=None).findings
+    assert sorted(f.rule for f in found) == ["MSK001", "SYN001"]
+    port = tmp_path / "port" / path.name
+    port.parent.mkdir()
+    port.write_bytes(convert_source(SourceFile.read(path, path.name, FileKind.CUDA), found, "portable", Config()))
+    (port.parent / "porter_compat.h").write_text(render_header({}, Config().targets), encoding="utf-8")
+    converted = port.read_text()
+    for kept in ("threadIdx.x & 31", "i < 32", "threadIdx.x / 32", "w * 128"):
+        assert kept in converted, kept
+    assert "__shfl_xor_sync(PORTER_ROW_MASK, v[j], i)" in converted
+    hip = hip_compile(port, tmp_path, targets=("gfx942",))
+    assert hip.returncode == 0, hip.stderr[-3000:]
+    nvcc = nvcc_compile(port, tmp_path)
+    assert nvcc.returncode == 0, nvcc.stderr[-3000:]
