@@ -113,6 +113,9 @@ def test_the_hadamard_port_keeps_the_chunk_layout_and_builds_for_both_vendors(tm
     for kept in ("threadIdx.x & 31", "i < 32", "threadIdx.x / 32", "w * 128"):
         assert kept in converted, kept
     assert "__shfl_xor_sync(PORTER_ROW_MASK, v[j], i)" in converted
+    # the port scanned again is still two 32-lane warps to a wavefront: nothing more to change
+    rescanned = analyze_file(DiscoveredFile(port, port.name, FileKind.CUDA), Config(), deep="never", extra_args=None)
+    assert not [f for f in rescanned.findings if f.rule in WIDTH_RULES | {"MSK001"}]
     hip = hip_compile(port, tmp_path, targets=("gfx942",))
     assert hip.returncode == 0, hip.stderr[-3000:]
     nvcc = nvcc_compile(port, tmp_path)

@@ -32,6 +32,7 @@ from porter.rules.device import (
     shuffle_operands,
     unparenthesized,
 )
+from porter.rules.portable import FULL_MASK, ROW_MASK
 
 # what asks for the wavefront itself, or leaves the lanes to code porter does not see
 _WAVEFRONT_WIDE = re.compile(
@@ -104,9 +105,22 @@ def _within_32(ctx, name: str, call: tree_sitter.Node) -> bool:
 
 
 def _all_lanes(ctx, call: tree_sitter.Node) -> bool:
-    """Is the shuffle's mask every lane, a literal or a constant (`0xffffffff`, `FULL_MASK`)?"""
+    """Is the shuffle's mask every lane: a literal or a constant (`0xffffffff`, `FULL_MASK`), or the
+    compat header's mask of a warp's 32 lanes that porter's port writes (a port scanned again)?"""
     arguments = call_arguments(call)
-    return bool(arguments) and ctx.value_of(arguments[0]) in _ALL_LANES
+    if not arguments:
+        return False
+    mask = arguments[0]
+    return ctx.value_of(mask) in _ALL_LANES or _ports_mask(ctx, ctx.source.text(mask.start_byte, mask.end_byte).strip())
+
+
+def _ports_mask(ctx, text: str) -> bool:
+    """The compat header's all-lanes masks that porter's ports write, directly or through a
+    constant of the file defined as one (`#define FULL_MASK PORTER_FULL_MASK`)."""
+    if text in (FULL_MASK, ROW_MASK):
+        return True
+    values = {re.split(r"//|/\*", value)[0].strip() for _, name, value in ctx.constant_definitions if name == text}
+    return len(values) == 1 and values <= {FULL_MASK, ROW_MASK}
 
 
 _ALL_LANES = (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
