@@ -9,13 +9,14 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 
 
 def write_atomically(path: str | os.PathLike, data: bytes, mode: int | None = None) -> None:
     """Write a temporary file in `path`'s folder, then rename it over `path`. `mode` gives the new
     file's permissions; None gives a new file's usual ones (0o666 less the umask). The folder must exist."""
     path = os.fspath(path)
+    import tempfile  # here: every run imports this module (porter.memo), few write through it
+
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=os.path.dirname(os.path.abspath(path)))
     try:
         with os.fdopen(fd, "wb") as handle:
