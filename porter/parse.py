@@ -38,6 +38,14 @@ def query(pattern: str) -> tree_sitter.Query:
     return tree_sitter.Query(cuda_language(), pattern)
 
 
+def warm_queries() -> None:
+    """Compile the queries every file's analysis asks for. tree-sitter takes ~25 ms for each here,
+    whatever its size (the grammar's, not the pattern's, cost): a scan's pool workers, forked after
+    this, inherit them instead of compiling their own."""
+    query(_INDEX_QUERY)
+    query(IDENTIFIER_QUERY)
+
+
 # Node types the rules ask for again and again: one query collects them all, once per tree, and
 # `captures` answers the simple `(type) @name` patterns from that index instead of walking the
 # tree once per rule.
@@ -48,6 +56,8 @@ INDEXED_TYPES = (
     "optional_parameter_declaration", "ERROR", "preproc_include", "kernel_call_syntax", "preproc_if",
     "preproc_elif", "preproc_ifdef", "struct_specifier", "type_definition",
 )  # fmt: skip
+_INDEX_QUERY = " ".join(f"({t}) @{t}" for t in INDEXED_TYPES)  # one capture per type: grouped in C
+IDENTIFIER_QUERY = "(identifier) @n"  # a node's identifiers: too many in a file to index
 _SIMPLE = re.compile(r"\((\w+)\) @(\w+)")
 _index: dict = {"root": None, "nodes": None, "initializers": None}
 
@@ -64,9 +74,8 @@ _START, _END = operator.attrgetter("start_byte"), operator.attrgetter("end_byte"
 def _indexed(node: tree_sitter.Node) -> dict[str, tuple[list[int], list[tree_sitter.Node]]]:
     root = _root_of(node)
     if _index["root"] is None or _index["root"].id != root.id or _index["root"].end_byte != root.end_byte:
-        pattern = " ".join(f"({t}) @{t}" for t in INDEXED_TYPES)  # one capture per type: grouped in C
         index = {}
-        for kind, nodes in tree_sitter.QueryCursor(query(pattern)).captures(root).items():
+        for kind, nodes in tree_sitter.QueryCursor(query(_INDEX_QUERY)).captures(root).items():
             # in source order, an outer node before an inner one that starts with it: two stable
             # sorts by C-level keys, where one by a (start, -end) tuple built per node cost twice as much
             nodes.sort(key=_END, reverse=True)

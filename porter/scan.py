@@ -23,7 +23,7 @@ from porter.config import Config
 from porter.discover import DiscoveredFile, Discovery, TorchExtension, discover, find_torch_extensions
 from porter.embedded import device_source
 from porter.findings import Finding
-from porter.parse import ParsedFile, error_count, include_point, parse
+from porter.parse import ParsedFile, error_count, include_point, parse, warm_queries
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
 from porter.rules.api import project_pasting_macros
 from porter.rules.block_rows import project_row_launches
@@ -563,6 +563,7 @@ def _pool(jobs: int):
     # imported here: multiprocessing costs a small tree's scan ~20 ms it would not use
     from concurrent.futures import ProcessPoolExecutor
 
+    warm_queries()  # compiled once, here, and inherited by every worker: not once per process
     return ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker)
 
 
