@@ -522,7 +522,7 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
     run_cache = _RunCache(paths, config, deep, cap) if use_cache else None
     # a tree with no earlier results to reuse starts its workers now: they warm up while the
     # project's headers are read here
-    parallel = jobs > 1 and len(items) >= PARALLEL_THRESHOLD and _enough_bytes(_sizes_on_disk(discovery.files))
+    parallel = _worth_a_pool(jobs, len(items), _sizes_on_disk(discovery.files))
     pool = _pool(jobs) if parallel and not (run_cache and run_cache.entries) else None
     if pool is not None:
         pool.submit(_ready)
@@ -536,11 +536,7 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
         for i in range(len(items)) if progress else ():
             if results[i] is not None:
                 progress(items[i][0].rel)
-        if (
-            jobs > 1
-            and len(missing) >= PARALLEL_THRESHOLD
-            and _enough_bytes(contents[i].size for i in missing if contents[i] is not None)
-        ):
+        if _worth_a_pool(jobs, len(missing), (contents[i].size for i in missing if contents[i] is not None)):
             pool = pool or _pool(jobs)
             _analyze_in_pool(pool, items, missing, contents, results, (config, deep, cap, constants), jobs, progress)
         else:
@@ -575,8 +571,13 @@ def _sizes_on_disk(files: list[DiscoveredFile]) -> Iterator[int]:
             continue  # the file's own analysis reports it
 
 
+def _worth_a_pool(jobs: int, files: int, sizes: Iterable[int]) -> bool:
+    """Two cores or more, and PARALLEL_THRESHOLD files holding PARALLEL_BYTES: their sizes are
+    counted only until they do (a large tree stops early), and not at all for a few files."""
+    return jobs > 1 and files >= PARALLEL_THRESHOLD and _enough_bytes(sizes)
+
+
 def _enough_bytes(sizes: Iterable[int]) -> bool:
-    """Do the files hold PARALLEL_BYTES? Counted only until they do: a large tree stops early."""
     total = 0
     for size in sizes:
         total += size

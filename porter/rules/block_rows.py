@@ -702,12 +702,21 @@ def _warps_stay_within_rows(ctx, name: str, kernel: FunctionInfo) -> bool:
     kept at 32, the kernel would then be launched for half its warps."""
     if _grids_count_warps(ctx, name):
         return False
-    helpers = _helpers(ctx)
-    reached = _reached(ctx, kernel, helpers)
-    functions = [info.node for info in ctx.device.functions if info.node is not None
-                 and (info.node.start_byte, info.node.end_byte) in reached]  # fmt: skip
-    defined = {short_name(info.name) for info in ctx.device.functions if info.node is not None}
+    nodes, defined = _defined_functions(ctx)
+    functions = [nodes[span] for span in _reached(ctx, kernel, _helpers(ctx))]
     return stays_within_rows(ctx, functions, defined, lambda constant: _kept_value(ctx, constant))
+
+
+def _defined_functions(ctx) -> tuple[dict[tuple[int, int], tree_sitter.Node], set[str]]:
+    """The file's function definitions by their spans (what _reached gives), and their short names,
+    worked out once for all the file's kernels."""
+
+    def find() -> tuple[dict[tuple[int, int], tree_sitter.Node], set[str]]:
+        infos = [info for info in ctx.device.functions if info.node is not None]
+        nodes = {(info.node.start_byte, info.node.end_byte): info.node for info in infos}
+        return nodes, {short_name(info.name) for info in infos}
+
+    return ctx.once("defined functions", find)
 
 
 def _helpers(ctx) -> dict[str, list[FunctionInfo]]:
