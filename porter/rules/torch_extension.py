@@ -10,7 +10,7 @@ from porter.parse import Context, captures, identifiers_named
 from porter.rules.base import FileContext, Rule
 from porter.rules.build import blank_comments
 from porter.rules.device import call_arguments, function_parameters, template_parameters, unparenthesized
-from porter.rules.patterns import find_patterns, pattern
+from porter.rules.patterns import WORD_START, find_patterns, pattern, search
 from porter.rules.warp_size import _in_constant_context
 from porter.source import FileKind, encoded_length
 
@@ -168,12 +168,12 @@ _HALF = re.compile(r"(?:(?:at|c10)::)?Half")
 _DISPATCHES_HALF = re.compile(
     rb"\bAT_DISPATCH_\w*HALF\w*|\bScalarType::Half\b|\bkHalf\b|<\s*(?:(?:at|c10)::)?Half\s*[,>]"
 )
-_HALF_OVERLOAD = re.compile(rb"\b__ldg\s*\(\s*const\s+(?:(?:at|c10)::)?Half\s*\*")
+_HALF_OVERLOAD = re.compile(WORD_START + rb"__ldg\s*\(\s*const\s+(?:(?:at|c10)::)?Half\s*\*")
 
 
 def _half_loads(ctx: FileContext) -> None:
     data = ctx.source.data
-    if _HALF_OVERLOAD.search(data):
+    if search(_HALF_OVERLOAD, data):  # word-led: found from its literal, not tried at every byte
         ctx.project.vetoes.add(HALF_LDG_KEY)
     for _, call in ctx.device.calls_named("__ldg"):
         function = ctx.device.function_of(call)

@@ -34,12 +34,16 @@ from porter.rules.device import (
 )
 from porter.rules.portable import FULL_MASK, ROW_MASK
 
-# what asks for the wavefront itself, or leaves the lanes to code porter does not see
+# what asks for the wavefront itself, or leaves the lanes to code porter does not see. The lookahead
+# names every alternative's first byte: led by `\b`, the alternatives give Python's engine no bytes
+# to skip to, and it tried them at every byte (1.06 s over flashinfer's headers; 0.24 s so led)
 _WAVEFRONT_WIDE = re.compile(
+    rb"(?=[wW_%chCa&/>])(?:"
     rb"\bwarpSize\b|__lane_id\b|%laneid|\b__ballot|\b__any\b|\b__any_sync\b|\b__all\b|\b__all_sync\b|\b__match_"
     rb"|\b__reduce_\w+_sync\b|__activemask|cooperative_groups|\bcg::|\bcub::|\bhipcub::"
     rb"|\bWarp(?:Reduce|Scan|Exchange|Load|Store|MergeSort)\b|C10_WARP_SIZE|\basm\b"
     rb"|%\s*64\b|&\s*(?:63|0x3[fF])\b|/\s*64\b|>>\s*6\b"  # lanes counted to 64: written for the wavefront
+    rb")"
 )
 # a call into code the file does not hold, whose name says it works across the warp
 _WARP_LEVEL_NAME = re.compile(r"(?i)warp|wave|shfl|shuffle|ballot|vote|lane|reduce|scan")
@@ -56,11 +60,9 @@ def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str],
     operation within 32 lanes as written, with at least one shuffle among them? `defined` holds the
     names of the file's functions (a call to any other is code porter does not see); `kept(name)` is
     the value of a constant porter leaves as written, None where it may widen it."""
-    data = ctx.source.data
-    texts = [data[node.start_byte : node.end_byte] for node in functions]
-    if any(_WAVEFRONT_WIDE.search(text) for text in texts):
+    if any(_asks_for_the_wavefront(ctx, node) for node in functions):
         return False
-    if any(_names_widened_constant(ctx, text, kept) for text in texts):
+    if any(kept(name) is None for node in functions for name in _warp_valued_names_in(ctx, node)):
         return False
     shuffles = 0
     for function in functions:
@@ -75,15 +77,28 @@ def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str],
     return shuffles > 0
 
 
-def _names_widened_constant(ctx, text: bytes, kept) -> bool:
-    """Does the text name a constant of a warp width's value (32, 31, 16, 5) that porter may widen
-    in the port (a project's `WARP_SIZE`)? Kept as written, the kernel would then mix its 32s with
-    the wavefront's 64."""
-    constants = ctx.shared_constants
-    for word in {match.decode() for match in _IDENT.findall(text)}:
-        if constants.get(word) in _WARP_ROLE_VALUES and kept(word) is None:
-            return True
-    return False
+def _asks_for_the_wavefront(ctx, function: tree_sitter.Node) -> bool:
+    """Does the function ask for the wavefront itself (_WAVEFRONT_WIDE)? Asked once per function: the
+    functions a file's kernels reach overlap, and the pattern, with no literal prefix to search for,
+    costs its text's length each time."""
+    answers = ctx.once("wavefront-wide functions", dict)
+    span = (function.start_byte, function.end_byte)
+    if span not in answers:
+        answers[span] = _WAVEFRONT_WIDE.search(ctx.source.data, *span) is not None
+    return answers[span]
+
+
+def _warp_valued_names_in(ctx, function: tree_sitter.Node) -> set[str]:
+    """The names the function writes that are constants of a warp width's value (32, 31, 16, 5): one
+    porter may widen in the port (a project's `WARP_SIZE`) keeps a kernel that names it widened, since
+    kept as written, the kernel would mix its 32s with the wavefront's 64. Once per function."""
+    answers = ctx.once("warp-valued names", dict)
+    span = (function.start_byte, function.end_byte)
+    if span not in answers:
+        constants = ctx.shared_constants
+        words = {match.decode() for match in _IDENT.findall(ctx.source.data, *span)}
+        answers[span] = {word for word in words if constants.get(word) in _WARP_ROLE_VALUES}
+    return answers[span]
 
 
 def _within_32(ctx, name: str, call: tree_sitter.Node) -> bool:
