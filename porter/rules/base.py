@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -183,8 +184,15 @@ class FileContext:
     def device(self):
         from porter.rules.device import DeviceFacts
 
+        # through a weak reference: a closure over the context would make a cycle (the context holds
+        # its device facts), left for the collector instead of freed as the file's analysis ends
+        context = weakref.ref(self)
         return DeviceFacts(
-            self.source, self.parsed.root, lambda: self.shared_constants, self.project_specifiers, self.project_votes
+            self.source,
+            self.parsed.root,
+            lambda: context().shared_constants,
+            self.project_specifiers,
+            self.project_votes,
         )
 
     @cached_property

@@ -173,6 +173,8 @@ _HALF_OVERLOAD = re.compile(WORD_START + rb"__ldg\s*\(\s*const\s+(?:(?:at|c10)::
 
 def _half_loads(ctx: FileContext) -> None:
     data = ctx.source.data
+    if b"Half" not in data and b"HALF" not in data:
+        return  # neither a load of Half nor a dispatch with it: each needs the word
     if search(_HALF_OVERLOAD, data):  # word-led: found from its literal, not tried at every byte
         ctx.project.vetoes.add(HALF_LDG_KEY)
     for _, call in ctx.device.calls_named("__ldg"):
