@@ -28,7 +28,7 @@ from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
 from porter.rules.api import project_pasting_macros
 from porter.rules.block_rows import project_row_launches
 from porter.rules.branches import header_sides, hip_written_headers, learned_rocm_markers
-from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, header_constants, stand_ins
+from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, HeaderTexts, header_constants, stand_ins
 from porter.rules.embedded import hold_fixes
 from porter.rules.project import ProjectFacts, row_width_keys, settle, settled_keys
 from porter.rules.tables import load_tables
@@ -371,9 +371,11 @@ def _read_all(files: list[DiscoveredFile], digests: bool) -> list[_Contents | No
     return contents
 
 
-def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | None]) -> HeaderConstants:
+def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | None], pool=None) -> HeaderConstants:
     """The integer constants of the tree's headers (a warp width defined in one header is used in
-    another file), read with the project's own ROCm markers, which any of its sources may show."""
+    another file), read with the project's own ROCm markers, which any of its sources may show.
+    What each file says alone (_read_apart) is read by one of the pool's workers, where a pool
+    runs, while this process reads the rest: the workers would wait for both all the same."""
     headers, sources, names, source_names = [], [], [], []
     for file, read in zip(files, contents, strict=True):
         header = file.path.suffix.lower() in HEADER_SUFFIXES
@@ -385,10 +387,17 @@ def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | N
         if header:
             headers.append(data)
             names.append(file.path.name)
+    apart = pool.submit(_read_apart, headers, names, sources) if pool is not None else None
     markers = learned_rocm_markers(sources, hip_written_headers(zip(names, headers, strict=True)))
     sides = header_sides(sources, frozenset(names), markers, lambda path: path in load_tables().includes, source_names)
-    pasting = project_pasting_macros(headers)
-    return header_constants(headers, markers, names, project_row_launches(sources), sides, pasting)
+    texts, pasting, row_launches = apart.result() if apart is not None else _read_apart(headers, names, sources)
+    return header_constants(headers, markers, names, row_launches, sides, pasting, texts)
+
+
+def _read_apart(headers: list[bytes], names: list[str], sources: list[bytes]) -> tuple:
+    """What the project's files say each by itself: the headers' texts (HeaderTexts), their macros
+    that paste API names, and the kernels the sources launch with rows of 32 threads."""
+    return HeaderTexts.of(headers, names), project_pasting_macros(headers), project_row_launches(sources)
 
 
 class _RunCache:
@@ -528,7 +537,7 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
         pool.submit(_ready)
     try:
         contents = _read_all(discovery.files, digests=run_cache is not None)
-        constants = _project_constants(discovery.files, contents)
+        constants = _project_constants(discovery.files, contents, pool)
         if run_cache is not None:
             run_cache.key_files(items, contents, constants)
         results = [run_cache.cached(i, f) if run_cache else None for i, (f, _) in enumerate(items)]

@@ -446,6 +446,29 @@ def _header_definitions(data: bytes, pattern: re.Pattern[bytes], anchored) -> It
 _CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
 
 
+@dataclass(frozen=True)
+class HeaderTexts:
+    """What each of the project's headers says by its text alone: the functions and macros whose
+    result is a vote (votes.vote_wrappers), the functions that hold a warp operation
+    (within_rows.warp_functions), and the CUDA names they map onto HIP's (names.ShimIndex; None
+    where the headers' file names are not given). No header's answer needs another's, nor the
+    headers' constants: a scan works these out in a worker while its main process settles those."""
+
+    votes: frozenset[str]
+    warp_functions: frozenset[str]
+    shims: object
+
+    @classmethod
+    def of(cls, headers: list[bytes], names: list[str] | None = None) -> HeaderTexts:
+        from porter.rules.within_rows import warp_functions  # within_rows reads device, which reads this module
+
+        return cls(
+            votes=frozenset(name for data in headers for name in vote_wrappers(data)),
+            warp_functions=frozenset(name for data in headers for name in warp_functions(data)),
+            shims=ShimIndex.of(list(zip(names, headers, strict=True))) if names is not None else None,
+        )
+
+
 def header_constants(
     headers: list[bytes],
     rocm_markers: Iterable[str] = (),
@@ -453,6 +476,7 @@ def header_constants(
     row_launches: dict[str, bool] | None = None,
     header_sides: dict | None = None,
     pasting_macros: dict | None = None,
+    texts: HeaderTexts | None = None,
 ) -> HeaderConstants:
     """Integer constants the project's headers define, for the files that include them.
 
@@ -462,10 +486,10 @@ def header_constants(
     `names`, the headers' file names, place the CUDA names they map onto HIP's (names.ShimIndex);
     `row_launches`, the project's kernels launched with blocks 32 threads wide (block_rows),
     `header_sides`, its headers included for one platform only (branches.header_sides), and
-    `pasting_macros`, its macros that paste API names (api.project_pasting_macros), ride along.
+    `pasting_macros`, its macros that paste API names (api.project_pasting_macros), ride along;
+    `texts`, what each header says alone (HeaderTexts), is read here where not given.
     """
     from porter.rules.logical_warp import LogicalWarp
-    from porter.rules.within_rows import warp_functions  # within_rows reads device, which reads this module
 
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
@@ -477,21 +501,20 @@ def header_constants(
                     macros.setdefault(name, set()).add(text)
     constants = _settled(definitions, _one_value, {})  # constants defined from constants of other headers
     conditions, splits, logical = _header_conditions(headers, macros, constants, frozenset(rocm_markers))
-    votes = frozenset(name for data in headers for name in vote_wrappers(data))
-    shims = ShimIndex.of(list(zip(names, headers, strict=True))) if names is not None else None
+    texts = texts or HeaderTexts.of(headers, names)
     return HeaderConstants.of(
         constants,
         specifier_macros(macros),
         _project_attribute_macros(macros),
         conditions,
         splits,
-        votes,
-        shims,
+        texts.votes,
+        texts.shims,
         row_launches,
         header_sides,
         pasting_macros,
         LogicalWarp.of(logical, headers, constants),
-        frozenset(name for data in headers for name in warp_functions(data)),
+        texts.warp_functions,
     )
 
 
