@@ -6,13 +6,14 @@ that fails on one file, becomes a per-file error in the results; the run goes on
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import os
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -25,10 +26,15 @@ from porter.embedded import device_source
 from porter.findings import Finding
 from porter.parse import ParsedFile, error_count, include_point, parse, warm_queries
 from porter.rules import FAMILIES, FileContext, on_ported_platform, scan_limits
-from porter.rules.api import project_pasting_macros
-from porter.rules.block_rows import project_row_launches
 from porter.rules.branches import header_sides, hip_written_headers, learned_rocm_markers
-from porter.rules.consteval import HEADER_SUFFIXES, HeaderConstants, HeaderTexts, header_constants, stand_ins
+from porter.rules.consteval import (
+    HEADER_SUFFIXES,
+    HeaderConstants,
+    HeaderTexts,
+    header_constants,
+    stand_ins,
+    warp_function_names,
+)
 from porter.rules.embedded import hold_fixes
 from porter.rules.project import ProjectFacts, row_width_keys, settle, settled_keys
 from porter.rules.tables import load_tables
@@ -374,7 +380,7 @@ def _read_all(files: list[DiscoveredFile], digests: bool) -> list[_Contents | No
 def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | None], pool=None) -> HeaderConstants:
     """The integer constants of the tree's headers (a warp width defined in one header is used in
     another file), read with the project's own ROCm markers, which any of its sources may show.
-    What each file says alone (_read_apart) is read by one of the pool's workers, where a pool
+    What each file says alone (HeaderTexts) is read by one of the pool's workers, where a pool
     runs, while this process reads the rest: the workers would wait for both all the same."""
     headers, sources, names, source_names = [], [], [], []
     for file, read in zip(files, contents, strict=True):
@@ -387,17 +393,20 @@ def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | N
         if header:
             headers.append(data)
             names.append(file.path.name)
-    apart = pool.submit(_read_apart, headers, names, sources) if pool is not None else None
+    read_texts = _texts_in_pool(pool, headers, names, sources) if pool is not None else None
     markers = learned_rocm_markers(sources, hip_written_headers(zip(names, headers, strict=True)))
     sides = header_sides(sources, frozenset(names), markers, lambda path: path in load_tables().includes, source_names)
-    texts, pasting, row_launches = apart.result() if apart is not None else _read_apart(headers, names, sources)
-    return header_constants(headers, markers, names, row_launches, sides, pasting, texts)
+    return header_constants(
+        headers, markers, names, sides, read_texts or (lambda: HeaderTexts.of(headers, names, sources))
+    )
 
 
-def _read_apart(headers: list[bytes], names: list[str], sources: list[bytes]) -> tuple:
-    """What the project's files say each by itself: the headers' texts (HeaderTexts), their macros
-    that paste API names, and the kernels the sources launch with rows of 32 threads."""
-    return HeaderTexts.of(headers, names), project_pasting_macros(headers), project_row_launches(sources)
+def _texts_in_pool(pool, headers: list[bytes], names: list[str], sources: list[bytes]) -> Callable[[], HeaderTexts]:
+    """HeaderTexts, read by the pool in two tasks of about equal size (one a worker): the headers'
+    functions with warp operations, and the rest."""
+    warp = pool.submit(warp_function_names, headers)
+    rest = pool.submit(HeaderTexts.of, headers, names, sources, frozenset())
+    return lambda: dataclasses.replace(rest.result(), warp_functions=warp.result())
 
 
 class _RunCache:

@@ -448,35 +448,56 @@ _CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper 
 
 @dataclass(frozen=True)
 class HeaderTexts:
-    """What each of the project's headers says by its text alone: the functions and macros whose
-    result is a vote (votes.vote_wrappers), the functions that hold a warp operation
-    (within_rows.warp_functions), and the CUDA names they map onto HIP's (names.ShimIndex; None
-    where the headers' file names are not given). No header's answer needs another's, nor the
-    headers' constants: a scan works these out in a worker while its main process settles those."""
+    """What each of the project's files says by its text alone: the headers' functions and macros
+    whose result is a vote (votes.vote_wrappers), their functions that hold a warp operation
+    (within_rows.warp_functions), the CUDA names they map onto HIP's (names.ShimIndex; None where
+    their file names are not given) and their macros that paste API names
+    (api.project_pasting_macros), and the kernels the sources launch with blocks 32 threads wide
+    (block_rows.project_row_launches). No file's answer needs another's, nor the headers'
+    constants: a scan's worker reads them while the main process settles those."""
 
     votes: frozenset[str]
     warp_functions: frozenset[str]
     shims: object
+    pasting_macros: dict
+    row_launches: dict[str, bool]
 
     @classmethod
-    def of(cls, headers: list[bytes], names: list[str] | None = None) -> HeaderTexts:
-        from porter.rules.within_rows import warp_functions  # within_rows reads device, which reads this module
+    def of(
+        cls,
+        headers: list[bytes],
+        names: list[str] | None = None,
+        sources: list[bytes] | None = None,
+        warp_functions: frozenset[str] | None = None,
+    ) -> HeaderTexts:
+        """Read from the files; `warp_functions`, where given, were read apart (warp_function_names)."""
+        # imported here: each of these modules reads this one
+        from porter.rules.api import project_pasting_macros
+        from porter.rules.block_rows import project_row_launches
 
         return cls(
             votes=frozenset(name for data in headers for name in vote_wrappers(data)),
-            warp_functions=frozenset(name for data in headers for name in warp_functions(data)),
+            warp_functions=warp_function_names(headers) if warp_functions is None else warp_functions,
             shims=ShimIndex.of(list(zip(names, headers, strict=True))) if names is not None else None,
+            pasting_macros=project_pasting_macros(headers),
+            row_launches=project_row_launches(sources) if sources is not None else {},
         )
+
+
+def warp_function_names(headers: list[bytes]) -> frozenset[str]:
+    """The headers' functions that hold a warp operation (within_rows.warp_functions): the largest
+    part of HeaderTexts, which a scan reads in a worker of its own."""
+    from porter.rules.within_rows import warp_functions  # within_rows reads device, which reads this module
+
+    return frozenset(name for data in headers for name in warp_functions(data))
 
 
 def header_constants(
     headers: list[bytes],
     rocm_markers: Iterable[str] = (),
     names: list[str] | None = None,
-    row_launches: dict[str, bool] | None = None,
     header_sides: dict | None = None,
-    pasting_macros: dict | None = None,
-    texts: HeaderTexts | None = None,
+    read_texts: Callable[[], HeaderTexts] | None = None,
 ) -> HeaderConstants:
     """Integer constants the project's headers define, for the files that include them.
 
@@ -484,10 +505,9 @@ def header_constants(
     dropped: which one a file sees depends on what it includes and how it is compiled.
     `rocm_markers` are the project's own macros for "compiled by HIP" (branches.learned_rocm_markers);
     `names`, the headers' file names, place the CUDA names they map onto HIP's (names.ShimIndex);
-    `row_launches`, the project's kernels launched with blocks 32 threads wide (block_rows),
-    `header_sides`, its headers included for one platform only (branches.header_sides), and
-    `pasting_macros`, its macros that paste API names (api.project_pasting_macros), ride along;
-    `texts`, what each header says alone (HeaderTexts), is read here where not given.
+    `header_sides`, its headers included for one platform only (branches.header_sides), rides along,
+    and so does what each file says alone (HeaderTexts), from `read_texts`, called last: a scan's
+    worker reads them meanwhile (read here, from the headers alone, where it is not given).
     """
     from porter.rules.logical_warp import LogicalWarp
 
@@ -501,7 +521,8 @@ def header_constants(
                     macros.setdefault(name, set()).add(text)
     constants = _settled(definitions, _one_value, {})  # constants defined from constants of other headers
     conditions, splits, logical = _header_conditions(headers, macros, constants, frozenset(rocm_markers))
-    texts = texts or HeaderTexts.of(headers, names)
+    logical_warp = LogicalWarp.of(logical, headers, constants)
+    texts = read_texts() if read_texts is not None else HeaderTexts.of(headers, names)
     return HeaderConstants.of(
         constants,
         specifier_macros(macros),
@@ -510,10 +531,10 @@ def header_constants(
         splits,
         texts.votes,
         texts.shims,
-        row_launches,
+        texts.row_launches,
         header_sides,
-        pasting_macros,
-        LogicalWarp.of(logical, headers, constants),
+        texts.pasting_macros,
+        logical_warp,
         texts.warp_functions,
     )
 
