@@ -137,7 +137,8 @@ def scan(
     elif format is ScanFormat.SARIF:
         text = json_document(to_sarif(result.findings, result.root.resolve().as_uri() + "/"))
     else:
-        text = format_findings(result.findings, result.summary())
+        findings = result.findings
+        text = format_findings(findings, result.summary(findings))
     write_output(text, output)
     if result.unreadable and not keep_going:
         shown = "; ".join(result.unreadable[:5]) + (

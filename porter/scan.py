@@ -95,8 +95,10 @@ class ScanResult:
         found = [f for result in self.files for f in result.findings]
         return sorted(found, key=Finding.sort_key)
 
-    def summary(self) -> dict:
-        findings = self.findings
+    def summary(self, findings: list[Finding] | None = None) -> dict:
+        """The run in figures; `findings`, where the caller has them (`self.findings`), are not
+        gathered and sorted again."""
+        findings = self.findings if findings is None else findings
         clang_states = Counter(r.clang for r in self.files)
         return {
             "root": str(self.root),
@@ -130,10 +132,11 @@ class ScanResult:
         }
 
     def to_json(self) -> dict:
+        findings = self.findings
         return {
             "porter_version": __version__,
-            "findings": [f.to_json() for f in self.findings],
-            "summary": self.summary(),
+            "findings": [f.to_json() for f in findings],
+            "summary": self.summary(findings),
         }
 
 
