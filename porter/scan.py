@@ -383,8 +383,8 @@ def _read_all(files: list[DiscoveredFile], digests: bool) -> list[_Contents | No
 def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | None], pool=None) -> HeaderConstants:
     """The integer constants of the tree's headers (a warp width defined in one header is used in
     another file), read with the project's own ROCm markers, which any of its sources may show.
-    What each file says alone (HeaderTexts) is read by one of the pool's workers, where a pool
-    runs, while this process reads the rest: the workers would wait for both all the same."""
+    What each file says alone (HeaderTexts) is read by the pool's workers, where a pool runs,
+    while this process reads the rest: the workers would wait for both all the same."""
     headers, sources, names, source_names = [], [], [], []
     for file, read in zip(files, contents, strict=True):
         header = file.path.suffix.lower() in HEADER_SUFFIXES
