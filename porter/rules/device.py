@@ -26,7 +26,7 @@ from functools import cached_property
 
 import tree_sitter
 
-from porter.parse import IDENTIFIER_QUERY, captures, initializers
+from porter.parse import captures, identifiers_in, initializers
 from porter.rules.consteval import file_specifier_macros
 from porter.rules.votes import LIBRARY_MASKS, VOTE_CALLS, mentions_votes, vote_pattern, vote_wrappers
 from porter.source import SourceFile
@@ -664,7 +664,7 @@ class DeviceFacts:
         function = self.function_of(node).node
         if function is None:
             return []
-        names = {self.source.text(n.start_byte, n.end_byte) for n in captures(IDENTIFIER_QUERY, node).get("n", [])}
+        names = {self.source.text(n.start_byte, n.end_byte) for n in identifiers_in(node)}
         if node.type == "identifier":
             names.add(self.source.text(node.start_byte, node.end_byte))
         values = []

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 import tree_sitter
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import IDENTIFIER_QUERY, captures, initializers
+from porter.parse import captures, identifiers_in, initializers
 from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
@@ -509,7 +509,7 @@ def _counts_from_lane(ctx: FileContext, count: tree_sitter.Node) -> bool:
         VarClass.LANE in ctx.device.expression_classes(value)
         or any(
             VarClass.LANE in ctx.device.var_classes(function, ctx.source.text(n.start_byte, n.end_byte))
-            for n in captures(IDENTIFIER_QUERY, value).get("n", [])
+            for n in identifiers_in(value)
         )
         for value in ctx.device.initial_values(count)
     )

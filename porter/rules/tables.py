@@ -12,12 +12,15 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from porter.source import IDENTIFIER_BYTES
 
 
-@dataclass(frozen=True)
-class NameEntry:
+class NameEntry(NamedTuple):
+    """One CUDA name and what HIP calls it. A named tuple: a scan's start builds ~9,000 of them
+    (0.017 s as frozen dataclasses, before a pool's workers can fork)."""
+
     cuda: str
     hip: str | None
     kind: str  # function, type, constant, macro
@@ -88,13 +91,7 @@ def read_data(name: str) -> dict:
 def _entries(raw: dict) -> dict[str, NameEntry]:
     return {
         cuda: NameEntry(
-            cuda=cuda,
-            hip=e["hip"],
-            kind=e["kind"] if "kind" in e else "header",
-            family=e["family"],
-            category=e["category"],
-            since=e["since"],
-            unverified_hip=e.get("unverified_hip"),
+            cuda, e["hip"], e.get("kind", "header"), e["family"], e["category"], e["since"], e.get("unverified_hip")
         )
         for cuda, e in raw.items()
     }
