@@ -164,9 +164,7 @@ def identifiers_named(
     at = data.find(needle)
     while at != -1:
         end = at + len(needle)
-        if (at == 0 or data[at - 1] not in IDENTIFIER_BYTES) and (
-            end == len(data) or data[end] not in IDENTIFIER_BYTES
-        ):
+        if _stands_alone(data, at, end):
             node = root.descendant_for_byte_range(at, end)
             if node is not None and node.type in types and (node.start_byte, node.end_byte) == (at, end):
                 found.append(node)

@@ -581,7 +581,7 @@ def _pool(jobs: int):
     from concurrent.futures import ProcessPoolExecutor
 
     warm_queries()  # compiled once, here, and inherited by every worker: not once per process
-    load_tables()  # read here for the project's headers anyway (_project_constants): read before the fork, once
+    load_tables()  # every worker's first file reads them: read once, here, and inherited
     return ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker)
 
 

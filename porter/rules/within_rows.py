@@ -78,26 +78,34 @@ def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str],
 
 
 def _asks_for_the_wavefront(ctx, function: tree_sitter.Node) -> bool:
-    """Does the function ask for the wavefront itself (_WAVEFRONT_WIDE)? Asked once per function: the
-    functions a file's kernels reach overlap, and the pattern, with no literal prefix to search for,
-    costs its text's length each time."""
-    answers = ctx.once("wavefront-wide functions", dict)
-    span = (function.start_byte, function.end_byte)
-    if span not in answers:
-        answers[span] = _WAVEFRONT_WIDE.search(ctx.source.data, *span) is not None
-    return answers[span]
+    """Does the function ask for the wavefront itself (_WAVEFRONT_WIDE)? The pattern, with no literal
+    prefix to search for, costs its text's length each time it is asked."""
+    return _per_function(
+        ctx, "wavefront-wide functions", function,
+        lambda span: _WAVEFRONT_WIDE.search(ctx.source.data, *span) is not None,
+    )  # fmt: skip
 
 
 def _warp_valued_names_in(ctx, function: tree_sitter.Node) -> set[str]:
     """The names the function writes that are constants of a warp width's value (32, 31, 16, 5): one
     porter may widen in the port (a project's `WARP_SIZE`) keeps a kernel that names it widened, since
-    kept as written, the kernel would mix its 32s with the wavefront's 64. Once per function."""
-    answers = ctx.once("warp-valued names", dict)
-    span = (function.start_byte, function.end_byte)
-    if span not in answers:
+    kept as written, the kernel would mix its 32s with the wavefront's 64."""
+
+    def find(span: tuple[int, int]) -> set[str]:
         constants = ctx.shared_constants
         words = {match.decode() for match in _IDENT.findall(ctx.source.data, *span)}
-        answers[span] = {word for word in words if constants.get(word) in _WARP_ROLE_VALUES}
+        return {word for word in words if constants.get(word) in _WARP_ROLE_VALUES}
+
+    return _per_function(ctx, "warp-valued names", function, find)
+
+
+def _per_function(ctx, key: str, function: tree_sitter.Node, answer):
+    """`answer` for the function's byte span, worked out once per function of the file: the
+    functions a file's kernels reach overlap."""
+    answers = ctx.once(key, dict)
+    span = (function.start_byte, function.end_byte)
+    if span not in answers:
+        answers[span] = answer(span)
     return answers[span]
 
 
