@@ -244,6 +244,7 @@ def _analyze(
             project_pasting_macros=project.pasting_macros if project else {},
             project_logical_warp=project.logical_warp if project else None,
             project_warp_functions=project.warp_functions if project else frozenset(),
+            project_row_callers=project.row_callers if project else {},
         )
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))
@@ -396,19 +397,21 @@ def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | N
         if header:
             headers.append(data)
             names.append(file.path.name)
-    read_texts = _texts_in_pool(pool, headers, names, sources) if pool is not None else None
+    read_texts = _texts_in_pool(pool, headers, names, sources, source_names) if pool is not None else None
     markers = learned_rocm_markers(sources, hip_written_headers(zip(names, headers, strict=True)))
     sides = header_sides(sources, frozenset(names), markers, lambda path: path in load_tables().includes, source_names)
     return header_constants(
-        headers, markers, names, sides, read_texts or (lambda: HeaderTexts.of(headers, names, sources))
+        headers, markers, names, sides, read_texts or (lambda: HeaderTexts.of(headers, names, sources, None, source_names))
     )
 
 
-def _texts_in_pool(pool, headers: list[bytes], names: list[str], sources: list[bytes]) -> Callable[[], HeaderTexts]:
+def _texts_in_pool(
+    pool, headers: list[bytes], names: list[str], sources: list[bytes], source_names: list[str]
+) -> Callable[[], HeaderTexts]:
     """HeaderTexts, read by the pool in two tasks of about equal size (one a worker): the headers'
     functions with warp operations, and the rest."""
     warp = pool.submit(warp_function_names, headers)
-    rest = pool.submit(HeaderTexts.of, headers, names, sources, frozenset())
+    rest = pool.submit(HeaderTexts.of, headers, names, sources, frozenset(), source_names)
     return lambda: dataclasses.replace(rest.result(), warp_functions=warp.result())
 
 

@@ -362,3 +362,49 @@ def test_a_warp_per_item_of_the_grid_keeps_its_32s_unless_it_strides_the_grid(tm
     assert not any(rule.startswith("WRP00") for _, rule, _ in findings(tmp_path, strided))
     shuffled_down = strided.replace("__shfl_xor_sync", "__shfl_down_sync")
     assert (3, "WRP001", "auto") in findings(tmp_path, shuffled_down)
+
+
+# -- a header's helpers that row kernels of other files call -----------------------------------------
+
+ROW_HELPERS = """#pragma once
+__device__ inline float row_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  return v;
+}
+__device__ inline float wide_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  return v;
+}
+"""
+ROW_CALLER = """#include "helpers.cuh"
+__global__ void norms(const float* x, float* y) {
+  float v = row_sum(x[blockIdx.x * 32 + threadIdx.x]);
+  if (threadIdx.x == 0) y[blockIdx.x] = v;
+}
+void go(const float* x, float* y, int rows) { norms<<<rows, 32>>>(x, y); }
+"""
+# a kernel of 32-thread blocks that calls its own file's `wide_sum`, not the header's
+OWN_HELPER = """__device__ float wide_sum(float v) { return v; }
+__global__ void __launch_bounds__(32) copies(const float* x, float* y) { y[threadIdx.x] = wide_sum(x[threadIdx.x]); }
+"""
+
+
+def test_a_header_helper_that_a_row_kernel_elsewhere_calls_keeps_its_32s_and_takes_the_row_mask(tmp_path):
+    from porter.config import load_config
+    from porter.scan import scan
+
+    (tmp_path / "helpers.cuh").write_text(ROW_HELPERS)
+    (tmp_path / "norms.cu").write_text(ROW_CALLER)
+    (tmp_path / "copies.cu").write_text(OWN_HELPER)
+    result = scan([tmp_path], load_config(tmp_path), jobs=1, use_cache=False, deep="never")
+    header = sorted(
+        (f.line, f.rule, str(f.fix), f.message, [e.replacement for e in f.edits])
+        for f in result.findings if f.file == "helpers.cuh" and f.category in ("warp-size", "lane-mask")
+    )  # fmt: skip
+    row = [f for f in header if f[0] in (3, 4)]
+    assert [(line, rule, fix) for line, rule, fix, _, _ in row] == [(3, "MSK001", "auto"), (3, "WRP002", "suggested")]
+    assert "`norms` (norms.cu) also calls this with blocks of 32-thread rows" in row[1][3]
+    assert row[0][4] == [b"PORTER_ROW_MASK"]  # the row's half of a wavefront, as in the row kernel's own file
+    # `wide_sum` is called by no row kernel (copies.cu's is its own): widened, as before
+    wide = [(line, rule, fix, edits) for line, rule, fix, _, edits in header if line in (7, 8)]
+    assert wide == [(7, "MSK001", "auto", [b"PORTER_FULL_MASK"]), (7, "WRP002", "auto", [b"(PORTER_WARP_SIZE / 2)"])]

@@ -150,6 +150,8 @@ class FileContext:
     project_logical_warp: object = None
     # functions of the project's headers that hold a warp operation (porter.rules.within_rows)
     project_warp_functions: frozenset[str] = frozenset()
+    # functions that kernels of 32-thread blocks call: name -> (kernel, its file's name) (block_rows)
+    project_row_callers: dict = field(default_factory=dict)
     # what the file tells about the whole project (porter.rules.project): settled across the scan
     project: ProjectFacts = field(default_factory=ProjectFacts)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text

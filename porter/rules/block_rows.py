@@ -24,6 +24,11 @@ width's `(THREADS / 32) * blockIdx.x`, beside the block's own warp index), which
 items, not warps (bitsandbytes' `(m + 3) / 4` blocks of 128). A kernel launched with any other
 width is not one, unless every warp operation it reaches stays within 32 lanes as written
 (porter.rules.within_rows): each 32-lane half of a wavefront then runs it as one NVIDIA warp.
+
+A file's device function that a row kernel of another file calls (project_row_callers: a kernel
+bounded at 32 threads, or launched with blocks 32 threads wide, read from the text in the scan's
+serial phase) is shared between that row and callers its own file cannot see: its 32s are reported
+with their fix suggested, not applied, and its masks are the row's (exllamav3's Hadamard helpers).
 """
 
 from __future__ import annotations
@@ -81,7 +86,8 @@ class BlockRows:
 
     row_only: list[tuple[int, int]] = field(default_factory=list)  # reached only from 32-wide kernels
     one_row: list[tuple[int, int]] = field(default_factory=list)  # …whose launches are all one row
-    shared: dict[tuple[int, int], str] = field(default_factory=dict)  # reached from both: a row kernel's name
+    # reached from a row kernel and others: the row kernel, as a message names it
+    shared: dict[tuple[int, int], str] = field(default_factory=dict)
 
     def row_only_at(self, offset: int) -> bool:
         return any(start <= offset < end for start, end in self.row_only)
@@ -94,7 +100,8 @@ class BlockRows:
         return self.row_only_at(offset) and not self.one_row_at(offset)
 
     def row_kernel_sharing(self, offset: int) -> str | None:
-        """The row kernel that calls the function at `offset`, where other kernels call it too."""
+        """The row kernel that calls the function at `offset`, where other kernels call it too
+        (`` `name` ``, or `` `name` (file.cu) `` for a kernel of another file)."""
         return next((name for (start, end), name in self.shared.items() if start <= offset < end), None)
 
     def __bool__(self) -> bool:
@@ -102,8 +109,28 @@ class BlockRows:
 
 
 def block_rows(ctx) -> BlockRows:
-    """The file's row kernels and the functions they reach, worked out once per file."""
-    return ctx.once("block rows", lambda: _find(ctx))
+    """The file's row kernels and the functions they reach, worked out once per file, with the
+    functions that row kernels of the project's other files call (project_row_callers)."""
+    return ctx.once("block rows", lambda: _with_row_callers_elsewhere(ctx, _find(ctx)))
+
+
+def _with_row_callers_elsewhere(ctx, found: BlockRows) -> BlockRows:
+    """`found`, where a row kernel of another file calls one of this file's device functions: the
+    function, and what it reaches, are shared between that row and whatever else calls them, which
+    this file cannot see. Their 32s are right for the row caller, so none is changed automatically."""
+    callers = ctx.project_row_callers
+    if not callers or ctx.parsed.root is None:
+        return found
+    here = ctx.source.path.name
+    for name, infos in _helpers(ctx).items():
+        kernel, elsewhere = callers.get(name, (None, here))
+        if elsewhere == here:
+            continue
+        for info in infos:
+            for span in _reached(ctx, info, _helpers(ctx)):
+                if span not in found.row_only and span not in found.shared:
+                    found.shared[span] = f"`{kernel}` ({elsewhere})"
+    return found
 
 
 def _find(ctx) -> BlockRows:
@@ -188,6 +215,73 @@ def project_row_launches(sources: list[bytes]) -> dict[str, bool]:
                     shapes.setdefault(name, []).append(shape)
             at = data.find(b"<<<", at + 3)
     return {name: all(single for _, single in seen) for name, seen in shapes.items() if all(x == ROW for x, _ in seen)}
+
+
+_ROW_BOUNDS = re.compile(rb"__launch_bounds__\s*\(\s*32[uU]?\s*[,)]")  # at most 32 threads: one row
+_ANY_BOUNDS = re.compile(rb"__launch_bounds__\s*\([^()]*\)")
+_NAME_BEFORE_PARAMETERS = re.compile(rb"([A-Za-z_]\w*)\s*$")
+# a call's name: `f(`, `ns::f(`, `f<T, 4>(`, not a member (`a.f(`, `p->f(`)
+_CALLED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(")
+_NOT_CALLS = frozenset({b"if", b"for", b"while", b"switch", b"return", b"sizeof", b"catch", b"defined"})
+_NOT_BEFORE_A_DEFINITION = WORD_BYTES | {ord("."), ord(">")}
+_PARAMETERS_THEN_BODY = re.compile(rb"\s*\([^;{]*\)\s*(?:const\s*)?\{")
+_BRACES = re.compile(rb"[{}]")
+_BODY_LIMIT = 1 << 18  # a kernel's body read for its calls: longer is a brace the text scan mismatched
+
+
+def project_row_callers(sources: list[bytes], names: list[str], row_launches: dict[str, bool]) -> dict:
+    """Function name → (row kernel, its file's name) of a kernel of the project that calls it: a
+    kernel bounded at 32 threads (`__launch_bounds__(32)`) or launched with blocks 32 threads wide
+    (project_row_launches). A header's helper such a kernel calls runs on 32-thread rows whatever
+    the wavefront (exllamav3's Hadamard butterflies of 128 values over 32 lanes, called from
+    hadamard.cu's one-row kernels): widening its 32s breaks that caller. Read from the text, in
+    the scan's serial phase, where the header's own analysis cannot see its callers."""
+    callers: dict[str, tuple[str, str]] = {}
+    for data, name in zip(sources, names, strict=True):
+        for kernel, body in _row_kernel_bodies(data, row_launches):
+            for called in set(_CALLED.findall(body)) - _NOT_CALLS:
+                # a function of the kernel's own file is settled there (and a name two files each
+                # define, `warp_reduce_sum`, is that file's)
+                if called.decode() not in callers and not _defines(data, called):
+                    callers[called.decode()] = (kernel, name)
+    return callers
+
+
+def _defines(data: bytes, name: bytes) -> bool:
+    """Whether the text defines a function `name`: `name(…) {`, `name(…) const {`."""
+    at = data.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or data[at - 1] not in _NOT_BEFORE_A_DEFINITION) and _PARAMETERS_THEN_BODY.match(data, end):
+            return True
+        at = data.find(name, end)
+    return False
+
+
+def _row_kernel_bodies(data: bytes, row_launches: dict[str, bool]) -> Iterator[tuple[str, bytes]]:
+    """(name, body) of each kernel the file defines that is bounded at, or launched with, 32 threads."""
+    at = data.find(b"__global__")
+    while at >= 0:
+        brace, semicolon = data.find(b"{", at), data.find(b";", at)
+        if brace < 0:
+            return
+        if semicolon < 0 or brace < semicolon:  # a definition, not a declaration
+            head = data[at:brace]
+            parameters = _ANY_BOUNDS.sub(b" ", head).find(b"(")
+            named = _NAME_BEFORE_PARAMETERS.search(_ANY_BOUNDS.sub(b" ", head)[:parameters]) if parameters > 0 else None
+            kernel = named.group(1).decode() if named else None
+            if kernel and (_ROW_BOUNDS.search(head) or kernel in row_launches):
+                yield kernel, data[brace : _closing_brace(data, brace)]
+        at = data.find(b"__global__", brace)
+
+
+def _closing_brace(data: bytes, brace: int) -> int:
+    depth = 0
+    for match in _BRACES.finditer(data, brace, min(len(data), brace + _BODY_LIMIT)):
+        depth += 1 if match.group() == b"{" else -1
+        if depth == 0:
+            return match.end()
+    return brace  # unbalanced within the limit: no body read
 
 
 def _launched_name(data: bytes, at: int) -> str | None:
@@ -745,7 +839,7 @@ def _by_reach(ctx, kernels: dict[str, FunctionInfo], rows: dict[str, bool]) -> B
     found = BlockRows()
     for span, name in from_rows.items():
         if span in from_others:
-            found.shared[span] = name
+            found.shared[span] = f"`{name}`"
         else:
             found.row_only.append(span)
             if span in one_row and span not in multi_row:

@@ -263,6 +263,7 @@ class HeaderConstants:
     pasting_macros: dict = field(default_factory=dict)  # name -> macros.Macro (api.project_pasting_macros)
     logical_warp: object = None  # a warp of 32 kept on purpose (porter.rules.logical_warp.LogicalWarp)
     warp_functions: frozenset[str] = frozenset()  # functions holding warp operations (within_rows.warp_functions)
+    row_callers: dict = field(default_factory=dict)  # name -> (row kernel, file) (block_rows.project_row_callers)
 
     @classmethod
     def of(
@@ -279,6 +280,7 @@ class HeaderConstants:
         pasting_macros: dict | None = None,
         logical_warp=None,
         warp_functions: frozenset[str] = frozenset(),
+        row_callers: dict | None = None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr(_canonical((
@@ -289,12 +291,12 @@ class HeaderConstants:
             sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
             sorted((pasting_macros or {}).items()),
             logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions), sorted(logical_warp.helpers)),
-            sorted(warp_functions),
+            sorted(warp_functions), sorted((row_callers or {}).items()),
         )))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
-            header_sides or {}, pasting_macros or {}, logical_warp, warp_functions,
+            header_sides or {}, pasting_macros or {}, logical_warp, warp_functions, row_callers or {},
         )  # fmt: skip
 
 
@@ -452,8 +454,9 @@ class HeaderTexts:
     whose result is a vote (votes.vote_wrappers), their functions that hold a warp operation
     (within_rows.warp_functions), the CUDA names they map onto HIP's (names.ShimIndex; None where
     their file names are not given) and their macros that paste API names
-    (api.project_pasting_macros), and the kernels the sources launch with blocks 32 threads wide
-    (block_rows.project_row_launches). No file's answer needs another's, nor the headers'
+    (api.project_pasting_macros), the kernels the sources launch with blocks 32 threads wide
+    (block_rows.project_row_launches) and the functions such kernels call (block_rows.project_row_callers).
+    No file's answer needs another's, nor the headers'
     constants: a scan's worker reads them while the main process settles those."""
 
     votes: frozenset[str]
@@ -461,6 +464,7 @@ class HeaderTexts:
     shims: object
     pasting_macros: dict
     row_launches: dict[str, bool]
+    row_callers: dict[str, tuple[str, str]]
 
     @classmethod
     def of(
@@ -469,19 +473,25 @@ class HeaderTexts:
         names: list[str] | None = None,
         sources: list[bytes] | None = None,
         warp_functions: frozenset[str] | None = None,
+        source_names: list[str] | None = None,
     ) -> HeaderTexts:
         """Read from the files; `warp_functions`, where given, were read apart (warp_function_names)."""
         # imported here: each of these modules reads this one
         from porter.rules.api import project_pasting_macros
-        from porter.rules.block_rows import project_row_launches
+        from porter.rules.block_rows import project_row_callers, project_row_launches
 
+        row_launches = project_row_launches(sources) if sources is not None else {}
         return cls(
             votes=frozenset(name for data in headers for name in vote_wrappers(data)),
             warp_functions=warp_function_names(headers) if warp_functions is None else warp_functions,
             shims=ShimIndex.of(list(zip(names, headers, strict=True))) if names is not None else None,
             pasting_macros=project_pasting_macros(headers),
-            row_launches=project_row_launches(sources) if sources is not None else {},
-        )
+            row_launches=row_launches,
+            row_callers=(
+                project_row_callers(sources, source_names, row_launches)
+                if sources is not None and source_names is not None else {}
+            ),
+        )  # fmt: skip
 
 
 def warp_function_names(headers: list[bytes]) -> frozenset[str]:
@@ -536,6 +546,7 @@ def header_constants(
         texts.pasting_macros,
         logical_warp,
         texts.warp_functions,
+        texts.row_callers,
     )
 
 

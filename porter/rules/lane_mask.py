@@ -35,7 +35,11 @@ FULL_MASK_32 = Rule(
     what="Finds `0xffffffff` (and `~0u`) passed as the mask of `_sync` intrinsics, compared with vote results, or defined as a mask constant.",
     why=WHY_MASKS,
     example="v += __shfl_down_sync(0xffffffff, v, offset);\n#define FULL_MASK 0xffffffffu",
-    use_instead=f"`{portable.FULL_MASK}`: `0xffffffffu` on NVIDIA, all 64 bits on AMD.",
+    use_instead=(
+        f"`{portable.FULL_MASK}`: `0xffffffffu` on NVIDIA, all 64 bits on AMD; in a function that kernels of "
+        f"32-thread rows run (its own file's, or another file's that calls it), `{portable.ROW_MASK}`: the "
+        "row's half of the wavefront, which a block of one row runs alone."
+    ),
 )
 
 MASK_TRUNCATED = Rule(
@@ -179,6 +183,11 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
             elif block_rows(ctx).row_only_at(call.start_byte):
                 # a block 32 threads wide: two rows share a wavefront, and either may call it alone
                 message = f"`{name}` gets a 32-bit mask in a kernel whose warps stay 32 threads wide (rows of its block, or halves of a wavefront); on wave64 a warp's lanes are half of a 64-bit mask"
+                edits = (Edit(mask.start_byte, mask.end_byte, portable.ROW_MASK.encode()),)
+            elif (kernel := block_rows(ctx).row_kernel_sharing(call.start_byte)) is not None:
+                # its 32s stay (WRP's fixes are only suggested here): the mask is the row's, which a
+                # block of one row runs alone (HIP checks that a mask names exactly the lanes that run)
+                message = f"`{name}` gets a 32-bit mask in a function that {kernel} calls with blocks of 32-thread rows; on wave64 a row's lanes are half of a 64-bit mask"
                 edits = (Edit(mask.start_byte, mask.end_byte, portable.ROW_MASK.encode()),)
             else:
                 message = f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits"

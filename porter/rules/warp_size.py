@@ -606,7 +606,7 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
             yield dataclasses.replace(
                 finding,
                 fix=FixKind.SUGGESTED,
-                message=f"{finding.message}; `{kernel}` also calls this with blocks of 32-thread rows, where the 32 is right: change it per caller",
+                message=f"{finding.message}; {kernel} also calls this with blocks of 32-thread rows, where the 32 is right: change it per caller",
             )
         else:
             yield finding
