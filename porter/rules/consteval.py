@@ -22,6 +22,7 @@ import tree_sitter
 
 from porter.parse import captures, initializers
 from porter.parse import define_names as _define_names
+from porter.rules import portable
 from porter.rules.names import ShimIndex
 from porter.rules.tables import read_data
 from porter.rules.votes import vote_wrappers
@@ -378,9 +379,14 @@ def library_attribute_macros() -> dict[str, str]:
 
 @cache
 def _function_like_stand_ins() -> dict[bytes, bytes]:
-    """CUDA's function-like attribute macros, each read as the keyword of the same meaning (`__align__` → `alignas`)."""
+    """CUDA's function-like attribute macros, each read as the keyword of the same meaning (`__align__` → `alignas`),
+    and porter's own `PORTER_LAUNCH_BOUNDS(…)` as `__launch_bounds__`: a port must read as its original did
+    (a kernel bounded at R rows of 32 threads stays one), and as a macro the parser takes it for the
+    function's name."""
     table = read_data("attribute_macros.json")["function_like"]
-    return {name.encode(): entry["stand_in"].encode().ljust(len(name)) for name, entry in table.items()}
+    found = {name.encode(): entry["stand_in"].encode().ljust(len(name)) for name, entry in table.items()}
+    found[portable.LAUNCH_BOUNDS.encode()] = b"__launch_bounds__".ljust(len(portable.LAUNCH_BOUNDS))
+    return found
 
 
 def stand_ins(data: bytes, project: dict[str, str | None] | None = None) -> dict[bytes, bytes]:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
+from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import evaluate
 from porter.rules.device import SET_ATTRIBUTE_CALLS, call_arguments
@@ -84,7 +85,7 @@ MAX_REGISTERS = Rule(
 )
 
 RULES = (MIN_BLOCKS, CLUSTER_BOUND, DYNAMIC_SHARED_ATTRIBUTE, MAX_REGISTERS)
-COMPAT_MACRO = "PORTER_LAUNCH_BOUNDS"
+COMPAT_MACRO = portable.LAUNCH_BOUNDS
 
 
 def amd_waves_per_eu(max_threads: int, min_blocks: int, wavefront: int) -> int:
@@ -107,6 +108,8 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 
 def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
     for node in captures("(launch_bounds) @l", ctx.parsed.root).get("l", []):
+        if ctx.source.data.startswith(COMPAT_MACRO.encode(), node.start_byte):
+            continue  # a port's bounds, which the parser reads as `__launch_bounds__` (consteval.stand_ins)
         arguments = [a for a in node.named_children if a.type != "comment"]
         if len(arguments) >= 3:
             yield CLUSTER_BOUND.finding(

@@ -13,3 +13,4 @@ ROW_MASK = "PORTER_ROW_MASK"  # the lanes of a 32-thread row: the caller's half 
 ROW_VOTES = {"__ballot_sync": "porter_row_ballot", "__activemask": "porter_row_activemask"}
 LANE_MASK_TYPE = "porter_lane_mask_t"  # unsigned on NVIDIA, unsigned long long on AMD
 ONE_LANE = "PORTER_LANE_BIT"  # PORTER_LANE_BIT(lane): a mask with one lane set
+LAUNCH_BOUNDS = "PORTER_LAUNCH_BOUNDS"  # PORTER_LAUNCH_BOUNDS(threads, blocks): CUDA's second number made AMD's

@@ -1248,7 +1248,9 @@ def _scaled(ctx: FileContext, operator: str, left, right, strides: list[int]) ->
     if operator != "*" and constant is left:
         return None  # `k << position`, `k % position`
     if operator == "%":
-        return stride if _multiple_of(ctx, constant, stride) else None
+        # any modulus keeps a stride of 1 (`threadIdx.x % WIDTH`, whatever WIDTH's value: a port's
+        # `% PORTER_WARP_SIZE` must read as the original's `% 32` did)
+        return stride if stride == 1 or _multiple_of(ctx, constant, stride) else None
     factor = ctx.value_of(constant)
     if factor is None or factor <= 0:
         return None
