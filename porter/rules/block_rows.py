@@ -267,8 +267,9 @@ def _row_kernel_bodies(data: bytes, row_launches: dict[str, bool]) -> Iterator[t
             return
         if semicolon < 0 or brace < semicolon:  # a definition, not a declaration
             head = data[at:brace]
-            parameters = _ANY_BOUNDS.sub(b" ", head).find(b"(")
-            named = _NAME_BEFORE_PARAMETERS.search(_ANY_BOUNDS.sub(b" ", head)[:parameters]) if parameters > 0 else None
+            unbounded = _ANY_BOUNDS.sub(b" ", head)  # the name is the word before the parameters
+            parameters = unbounded.find(b"(")
+            named = _NAME_BEFORE_PARAMETERS.search(unbounded, 0, parameters) if parameters > 0 else None
             kernel = named.group(1).decode() if named else None
             if kernel and (_ROW_BOUNDS.search(head) or kernel in row_launches):
                 yield kernel, data[brace : _closing_brace(data, brace)]
