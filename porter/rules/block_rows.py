@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from porter.parse import captures, initializers
+from porter.rules import portable
 from porter.rules.consteval import evaluate
 from porter.rules.device import (
     IDENT,
@@ -138,7 +139,8 @@ def _find(ctx) -> BlockRows:
     if ctx.parsed.root is None:
         return BlockRows()
     launches_or_rows = ctx.project_row_launches or any(needle in data for needle in _NEEDLES)
-    if not launches_or_rows and b"__launch_bounds__" not in data and b"blockDim" not in data:
+    bounded = b"__launch_bounds__" in data or _PORTED_BOUNDS in data
+    if not launches_or_rows and not bounded and b"blockDim" not in data:
         return BlockRows()
     kernels = {short_name(info.name): info for info in ctx.device.functions if info.is_kernel and info.node}
     if not kernels:
@@ -217,8 +219,10 @@ def project_row_launches(sources: list[bytes]) -> dict[str, bool]:
     return {name: all(single for _, single in seen) for name, seen in shapes.items() if all(x == ROW for x, _ in seen)}
 
 
-_ROW_BOUNDS = re.compile(rb"__launch_bounds__\s*\(\s*32[uU]?\s*[,)]")  # at most 32 threads: one row
-_ANY_BOUNDS = re.compile(rb"__launch_bounds__\s*\([^()]*\)")
+# a kernel's bounds, as CUDA writes them or as a port does (portable.LAUNCH_BOUNDS)
+_PORTED_BOUNDS = portable.LAUNCH_BOUNDS.encode()
+_ROW_BOUNDS = re.compile(rb"(?:__launch_bounds__|" + _PORTED_BOUNDS + rb")\s*\(\s*32[uU]?\s*[,)]")  # one row
+_ANY_BOUNDS = re.compile(rb"(?:__launch_bounds__|" + _PORTED_BOUNDS + rb")\s*\([^()]*\)")
 _NAME_BEFORE_PARAMETERS = re.compile(rb"([A-Za-z_]\w*)\s*$")
 # a call's name: `f(`, `ns::f(`, `f<T, 4>(`, not a member (`a.f(`, `p->f(`)
 _CALLED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(")
