@@ -42,6 +42,7 @@ import tree_sitter
 
 from porter.parse import captures, initializers
 from porter.rules import portable
+from porter.rules.brackets import NOT_FUNCTIONS, closing_of
 from porter.rules.consteval import evaluate
 from porter.rules.device import (
     IDENT,
@@ -122,13 +123,13 @@ def _with_row_callers_elsewhere(ctx, found: BlockRows) -> BlockRows:
     callers = ctx.project_row_callers
     if not callers or ctx.parsed.root is None:
         return found
-    here = ctx.source.path.name
-    for name, infos in _helpers(ctx).items():
+    here, helpers = ctx.source.path.name, _helpers(ctx)
+    for name, infos in helpers.items():
         kernel, elsewhere = callers.get(name, (None, here))
         if elsewhere == here:
             continue
         for info in infos:
-            for span in _reached(ctx, info, _helpers(ctx)):
+            for span in _reached(ctx, info, helpers):
                 if span not in found.row_only and span not in found.shared:
                     found.shared[span] = f"`{kernel}` ({elsewhere})"
     return found
@@ -223,13 +224,13 @@ def project_row_launches(sources: list[bytes]) -> dict[str, bool]:
 _PORTED_BOUNDS = portable.LAUNCH_BOUNDS.encode()
 _ROW_BOUNDS = re.compile(rb"(?:__launch_bounds__|" + _PORTED_BOUNDS + rb")\s*\(\s*32[uU]?\s*[,)]")  # one row
 _ANY_BOUNDS = re.compile(rb"(?:__launch_bounds__|" + _PORTED_BOUNDS + rb")\s*\([^()]*\)")
+# a kernel's name: the word before its parameters, on its line or the one before (exllamav3's
+# `void had_hf_r_128_kernel\n(`, which brackets.function_named_before does not read)
 _NAME_BEFORE_PARAMETERS = re.compile(rb"([A-Za-z_]\w*)\s*$")
 # a call's name: `f(`, `ns::f(`, `f<T, 4>(`, not a member (`a.f(`, `p->f(`)
 _CALLED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(")
-_NOT_CALLS = frozenset({b"if", b"for", b"while", b"switch", b"return", b"sizeof", b"catch", b"defined"})
 _NOT_BEFORE_A_DEFINITION = WORD_BYTES | {ord("."), ord(">")}
 _PARAMETERS_THEN_BODY = re.compile(rb"\s*\([^;{]*\)\s*(?:const\s*)?\{")
-_BRACES = re.compile(rb"[{}]")
 _BODY_LIMIT = 1 << 18  # a kernel's body read for its calls: longer is a brace the text scan mismatched
 
 
@@ -243,11 +244,11 @@ def project_row_callers(sources: list[bytes], names: list[str], row_launches: di
     callers: dict[str, tuple[str, str]] = {}
     for data, name in zip(sources, names, strict=True):
         for kernel, body in _row_kernel_bodies(data, row_launches):
-            for called in set(_CALLED.findall(body)) - _NOT_CALLS:
+            for called in {word.decode() for word in _CALLED.findall(body)} - NOT_FUNCTIONS:
                 # a function of the kernel's own file is settled there (and a name two files each
                 # define, `warp_reduce_sum`, is that file's)
-                if called.decode() not in callers and not _defines(data, called):
-                    callers[called.decode()] = (kernel, name)
+                if called not in callers and not _defines(data, called.encode()):
+                    callers[called] = (kernel, name)
     return callers
 
 
@@ -270,23 +271,14 @@ def _row_kernel_bodies(data: bytes, row_launches: dict[str, bool]) -> Iterator[t
         if brace < 0:
             return
         if semicolon < 0 or brace < semicolon:  # a definition, not a declaration
-            head = data[at:brace]
-            unbounded = _ANY_BOUNDS.sub(b" ", head)  # the name is the word before the parameters
+            unbounded = _ANY_BOUNDS.sub(b" ", data[at:brace])
             parameters = unbounded.find(b"(")
             named = _NAME_BEFORE_PARAMETERS.search(unbounded, 0, parameters) if parameters > 0 else None
             kernel = named.group(1).decode() if named else None
-            if kernel and (_ROW_BOUNDS.search(head) or kernel in row_launches):
-                yield kernel, data[brace : _closing_brace(data, brace)]
+            if kernel and (_ROW_BOUNDS.search(data, at, brace) or kernel in row_launches):
+                end = closing_of(data, brace, window=_BODY_LIMIT)
+                yield kernel, data[brace : end + 1] if end is not None else b""
         at = data.find(b"__global__", brace)
-
-
-def _closing_brace(data: bytes, brace: int) -> int:
-    depth = 0
-    for match in _BRACES.finditer(data, brace, min(len(data), brace + _BODY_LIMIT)):
-        depth += 1 if match.group() == b"{" else -1
-        if depth == 0:
-            return match.end()
-    return brace  # unbalanced within the limit: no body read
 
 
 def _launched_name(data: bytes, at: int) -> str | None:
