@@ -118,6 +118,13 @@ def scan(
     ] = False,
 ) -> None:
     """Scan CUDA sources and build files for what breaks or changes on AMD GPUs."""
+    from porter.scan import cycles_uncollected
+
+    with cycles_uncollected():  # the report of a scan's findings too
+        _scan(paths, format, output, target, rocm_version, jobs, deep, no_cache, keep_going)
+
+
+def _scan(paths, format, output, target, rocm_version, jobs, deep, no_cache, keep_going) -> None:
     from porter.config import load_config
     from porter.report.sarif import to_sarif
     from porter.report.text import format_findings

@@ -50,7 +50,7 @@ from porter.rules.build import cmake_packages
 from porter.rules.consteval import stand_ins
 from porter.rules.matrix import wmma_header_needed
 from porter.rules.tables import load_tables
-from porter.scan import ScanResult, scan
+from porter.scan import ScanResult, cycles_uncollected, scan
 from porter.source import FileKind, SourceFile
 
 COMPAT_CATEGORIES = ("api", "library", "warp-sync", "warp-size", "lane-mask", "launch-bounds", "inline-asm")
@@ -148,7 +148,8 @@ def convert(options: ConvertOptions, config: Config, progress=None) -> ConvertRe
     with locked(destination):
         if not options.in_place:
             check_destination(src, destination, options.mode, options.force)
-        return _convert_locked(options, config, progress, destination)
+        with cycles_uncollected():  # the scan's, and the rewriting of its findings after it
+            return _convert_locked(options, config, progress, destination)
 
 
 def _convert_locked(options: ConvertOptions, config: Config, progress, destination: Path) -> ConvertResult:
