@@ -184,3 +184,28 @@ def test_output_through_a_symbolic_link_replaces_its_target(tmp_path):
     assert result.exit_code == 0, result.output
     assert link.is_symlink()
     assert json.loads(target.read_text(encoding="utf-8"))["findings"]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_scan_and_convert_leave_the_cycle_collector_as_they_found_it(tmp_path, enabled):
+    """The collector is off while a scan's results are built and reported (a flashinfer scan's
+    objects cost its passes ~110 ms): a caller in the same process, and every command after an
+    error, gets it back as it was."""
+    import gc
+
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert invoke("scan", str(CORPUS / "warp_size"), "--no-cache", "-o", str(tmp_path / "o.txt")).exit_code == 0
+        assert gc.isenabled() is enabled
+        converted = invoke("convert", str(CORPUS / "warp_size"), "-o", str(tmp_path / "out"))
+        assert converted.exit_code == 0 and (tmp_path / "out").is_dir()
+        assert gc.isenabled() is enabled
+        # a run that ends in an error (a file it cannot decode): the collector still comes back
+        broken = tmp_path / "broken"
+        broken.mkdir()
+        (broken / "wide.cu").write_bytes(b"\0k\0e\0r\0n\0e\0l" * 64)
+        assert invoke("scan", str(broken), "--no-cache", "-o", str(tmp_path / "b.txt")).exit_code == 2
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
