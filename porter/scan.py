@@ -402,7 +402,11 @@ def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | N
     markers = learned_rocm_markers(sources, hip_written_headers(zip(names, headers, strict=True)))
     sides = header_sides(sources, frozenset(names), markers, lambda path: path in load_tables().includes, source_names)
     return header_constants(
-        headers, markers, names, sides, read_texts or (lambda: HeaderTexts.of(headers, names, sources, None, source_names))
+        headers,
+        markers,
+        names,
+        sides,
+        read_texts or (lambda: HeaderTexts.of(headers, names, sources, None, source_names)),
     )
 
 
