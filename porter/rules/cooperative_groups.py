@@ -7,7 +7,9 @@ from collections.abc import Iterable
 from functools import cache
 
 from porter.findings import Edit, Finding, FixKind, Severity
+from porter.parse import initializers
 from porter.rules.base import FileContext, Rule
+from porter.rules.device import call_arguments, declared_type, unparenthesized
 from porter.rules.patterns import CODE_CONTEXTS, finditer, finditer_at, literal_starts
 from porter.rules.tables import read_data
 from porter.source import identifier_start
@@ -64,7 +66,37 @@ AMBIGUOUS_TILE = Rule(
     use_instead="cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());",
 )
 
-RULES = (MISSING_API, GRID_SYNC, AMBIGUOUS_TILE)
+TILE_SHUFFLE_TYPE = Rule(
+    id="CGR004",
+    name="tile-shuffle-type",
+    category="cooperative-groups",
+    severity=Severity.ERROR,
+    fix=FixKind.MANUAL,
+    summary="A group's shuffle of a half, bfloat16 or vector value: HIP's group shuffles take integers and floating-point values only",
+    what="""
+        Finds `shfl`, `shfl_xor`, `shfl_down` and `shfl_up` of a cooperative-groups tile or
+        coalesced group (a name the function declares as `thread_block_tile<…>`,
+        `coalesced_group`, or `auto` from `tiled_partition`/`coalesced_threads`) whose value the
+        function declares as `__half`, `__half2`, `__nv_bfloat16`(2), `at::Half`, `c10::BFloat16`
+        or a CUDA vector type (`float2`, `int4`, …): a local, a parameter, or an element of a
+        pointer or array it declares. A value of a template's type is not judged.
+        """,
+    why="""
+        CUDA's group shuffles take a value of any trivially copyable type. HIP's begin with
+        `static_assert(is_valid_type<T>::value, "Neither an integer or float type.")` (HIP 5.7 and
+        6.4's headers, checked with hip-clang for gfx942): the call does not compile. DeepSpeed's
+        ROCm build converts such values to float around its tile reductions for this reason.
+        """,
+    example="__half v = x[i];\nv = __hadd(v, warp.shfl_xor(v, 1));",
+    use_instead="""
+        Shuffle a float and convert back: `__float2half(warp.shfl_xor(__half2float(v), 1))`.
+        A `__half` or `__half2` may also take HIP's own `__shfl_xor(v, 1, warp.size())` (no
+        bfloat16 overload there: HIP 5.7 has none, 6.4's is ambiguous), a vector type each of its
+        members.
+        """,
+)
+
+RULES = (MISSING_API, GRID_SYNC, AMBIGUOUS_TILE, TILE_SHUFFLE_TYPE)
 FIXED_TILE_MEMBERS = (6, 4)
 
 
@@ -90,7 +122,10 @@ def _namespaces(data: bytes) -> list[str]:
 
 def check(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
-    if not ctx.source.kind.is_c_family or b"cooperative_groups" not in data:
+    if not ctx.source.kind.is_c_family:
+        return
+    yield from _typed_shuffles(ctx)  # a tile may come from another file, which names the namespace
+    if b"cooperative_groups" not in data:
         return
     rocm = ctx.config.rocm_version.release
     table = cg_availability()
@@ -224,3 +259,75 @@ def _grid_syncs(ctx: FileContext) -> Iterable[Finding]:
                     match.end(),
                     "grid-wide sync: the grid must fit the blocks AMD can keep resident",
                 )
+
+
+# -- CGR004: a group's shuffle of a value HIP's group shuffles refuse ------------------------------
+_GROUP_SHUFFLES = frozenset({"shfl", "shfl_xor", "shfl_down", "shfl_up"})
+# a group type, with the namespace it is named through, if any (a project's own `group::thread_block_tile`,
+# ginkgo's, has shuffles of its own)
+_GROUP_TYPE = re.compile(r"(?:(\w+)\s*::\s*)?\b(?:thread_block_tile\s*<|coalesced_group\b)")
+_GROUP_FROM = re.compile(rb"\b(?:tiled_partition\s*<[^<>()]*>|coalesced_threads)\s*\(")
+# what HIP's is_valid_type (std::is_integral || std::is_floating_point) refuses, as CUDA code names it
+_VECTOR = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
+_NOT_ARITHMETIC = re.compile(
+    r"(?:(?:at|c10)::)?(?:Half|BFloat16)|__half2?|half2?|__nv_bfloat162?|nv_bfloat162?|__hip_bfloat162?|"
+    + _VECTOR.pattern
+)
+_QUALIFIERS = re.compile(r"\b(?:const|volatile|__restrict__|__restrict)\b|\s+")
+
+
+def _typed_shuffles(ctx: FileContext) -> Iterable[Finding]:
+    if ctx.parsed.root is None or b".shfl" not in ctx.source.data:
+        return
+    for _, call in ctx.device.calls:
+        function = call.child_by_field_name("function")
+        if function is None or function.type != "field_expression":
+            continue
+        field, receiver = function.child_by_field_name("field"), function.child_by_field_name("argument")
+        method = ctx.source.text(field.start_byte, field.end_byte) if field is not None else ""
+        arguments = call_arguments(call)
+        if method not in _GROUP_SHUFFLES or receiver is None or receiver.type != "identifier" or not arguments:
+            continue
+        owner = ctx.device.function_of(call).node
+        if owner is None or not _is_group(ctx, owner, ctx.source.text(receiver.start_byte, receiver.end_byte)):
+            continue
+        written = _value_type(ctx, owner, unparenthesized(arguments[0]))
+        plain = _QUALIFIERS.sub("", written or "").removeprefix("::")
+        if not _NOT_ARITHMETIC.fullmatch(plain):
+            continue
+        instead = "shuffle its members" if _VECTOR.fullmatch(plain) else "shuffle a float and convert back"
+        yield TILE_SHUFFLE_TYPE.finding(
+            ctx, field.start_byte, field.end_byte,
+            f"`{method}` of a `{plain}`: HIP's group shuffles take integers and floating-point values only "
+            f"(a static_assert), so this does not compile; {instead}",
+        )  # fmt: skip
+
+
+def _is_group(ctx: FileContext, function, name: str) -> bool:
+    """Does the function declare `name` a cooperative-groups tile or coalesced group?"""
+    written = declared_type(ctx.source, function, name)
+    if written is None:
+        return False
+    if written.strip() != "auto":
+        named = _GROUP_TYPE.search(written)
+        return named is not None and named.group(1) in (None, "cg", *_namespaces(ctx.source.data))
+    # `auto warp = cg::tiled_partition<32>(block);`: the group is its initialiser's
+    return any(
+        declared.name == name
+        and declared.value is not None
+        and function.start_byte <= declared.node.start_byte < function.end_byte
+        and _GROUP_FROM.search(ctx.source.data, declared.value.start_byte, declared.value.end_byte) is not None
+        for declared in initializers(ctx.parsed.root, ctx.source.data)
+    )
+
+
+def _value_type(ctx: FileContext, function, value) -> str | None:
+    """The type the function declares a shuffled value with: a name's, or a pointer's or array's
+    element for `x[i]`."""
+    if value.type == "identifier":
+        return declared_type(ctx.source, function, ctx.source.text(value.start_byte, value.end_byte))
+    if value.type == "subscript_expression":
+        base = value.child_by_field_name("argument")
+        if base is not None and base.type == "identifier":
+            return declared_type(ctx.source, function, ctx.source.text(base.start_byte, base.end_byte), element=True)
+    return None

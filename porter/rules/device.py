@@ -706,6 +706,40 @@ def function_parameters(definition: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [p for p in listed if p.type in ("parameter_declaration", "optional_parameter_declaration")]
 
 
+def declared_type(source: SourceFile, function: tree_sitter.Node, name: str, element: bool = False) -> str | None:
+    """The type, as written, that the function declares `name` with (a parameter or a local:
+    `const __half v = …`, `cg::thread_block_tile<32>& warp`); with `element`, the type a pointer or
+    an array `name` holds (`__half* x`, `float2 buffer[4]`). None where the function declares no such
+    name, or declares it otherwise."""
+    declarations = function_parameters(function) + captures("(declaration) @d", function).get("d", [])
+    for declaration in declarations:
+        type_node = declaration.child_by_field_name("type")
+        if type_node is None:
+            continue
+        for declared in declaration.children_by_field_name("declarator"):
+            if declared.type == "init_declarator":
+                declared = declared.child_by_field_name("declarator")
+            if declared is not None and _declares(source, declared, name, element):
+                return source.text(type_node.start_byte, type_node.end_byte)
+    return None
+
+
+def _declares(source: SourceFile, declarator: tree_sitter.Node, name: str, element: bool) -> bool:
+    """`name` itself (`&name` too: a reference holds its type) or, for an `element`, `*name`,
+    `* __restrict__ name` or `name[]`: one level of pointer (or an array) to the type."""
+    if element:
+        if declarator.type not in ("pointer_declarator", "array_declarator"):
+            return False
+        declarator = declarator.child_by_field_name("declarator")
+    elif declarator.type == "reference_declarator":
+        declarator = declarator.named_children[0] if declarator.named_child_count == 1 else None
+    return (
+        declarator is not None
+        and declarator.type == "identifier"
+        and source.text(declarator.start_byte, declarator.end_byte) == name
+    )
+
+
 def template_parameters(function: tree_sitter.Node) -> list[tree_sitter.Node]:
     """The parameters of the template a function definition is, in order (none for a plain function)."""
     template = function.parent

@@ -9,7 +9,7 @@ from porter.findings import Finding, FixKind, Severity
 from porter.parse import Context, captures, identifiers_named
 from porter.rules.base import FileContext, Rule
 from porter.rules.build import blank_comments
-from porter.rules.device import call_arguments, function_parameters, template_parameters, unparenthesized
+from porter.rules.device import call_arguments, declared_type, template_parameters, unparenthesized
 from porter.rules.patterns import WORD_START, find_patterns, pattern, search
 from porter.rules.warp_size import _in_constant_context
 from porter.source import FileKind, encoded_length
@@ -233,33 +233,7 @@ def _element_type(ctx: FileContext, function, node) -> str | None:
         return found[0] if len(found) == 1 else None
     if node is None or node.type != "identifier":
         return None
-    return _pointee(ctx, function, node)
-
-
-def _pointee(ctx: FileContext, function, name_node) -> str | None:
-    """The element type of a pointer or array the function declares under the name."""
-    name = ctx.source.text(name_node.start_byte, name_node.end_byte)
-    declarations = function_parameters(function) + captures("(declaration) @d", function).get("d", [])
-    for declaration in declarations:
-        type_node = declaration.child_by_field_name("type")
-        if type_node is None:
-            continue
-        for declared in declaration.children_by_field_name("declarator"):
-            if declared.type == "init_declarator":
-                declared = declared.child_by_field_name("declarator")
-            if declared is not None and _declares_pointer_named(ctx, declared, name):
-                return ctx.source.text(type_node.start_byte, type_node.end_byte)
-    return None
-
-
-def _declares_pointer_named(ctx: FileContext, declarator, name: str) -> bool:
-    """`*name`, `* __restrict__ name`, `name[]`: one level of pointer (or an array) to the type."""
-    if declarator.type not in ("pointer_declarator", "array_declarator"):
-        return False
-    inner = declarator.child_by_field_name("declarator")
-    return (
-        inner is not None and inner.type == "identifier" and ctx.source.text(inner.start_byte, inner.end_byte) == name
-    )
+    return declared_type(ctx.source, function, ctx.source.text(node.start_byte, node.end_byte), element=True)
 
 
 def _template_type_names(ctx: FileContext, function) -> set[str]:
