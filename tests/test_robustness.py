@@ -183,3 +183,22 @@ def test_a_warm_scan_in_a_new_process_finds_the_cache_a_ported_project_left(tmp_
         )
         analysed.append(int(done.stdout.split()[-1]))
     assert analysed == [3, 0]
+
+
+def test_a_launch_grid_with_bytes_that_are_not_utf8_is_read(tmp_path):
+    """A launch's grid holding bytes that are not UTF-8 (damage, here inside a literal): the row
+    analysis reads the grid as text and searched it again as bytes, which such bytes broke (found
+    by the fuzz campaign, seed 2026, in a mutated corpus file)."""
+    (tmp_path / "pairs.cu").write_bytes(
+        b"__global__ void pair_sums(const float* in, float* out, int n) {\n"
+        b"  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        b"  const float mine = i < n ? in[i] : 0.f;\n"
+        b"  const float next = __shfl_down_sync(0xffffffffu, mine, 1) + threadIdx.x % 32;\n"
+        b"  if (i < n) out[i] = mine + next;\n"
+        b"}\n"
+        b"void launch(const float* in, float* out, int n) {\n"
+        b"  pair_sums<<<(n + 255) / 25\xb4\x1a\x97\x0c56, 64>>>(in, out, n);\n"
+        b"}\n"
+    )
+    result = scan([tmp_path], Config(), jobs=1)
+    assert [r.error for r in result.files] == [None]

@@ -636,7 +636,7 @@ def _grids_count_warps(ctx, name: str) -> bool:
         grid = ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
         values = [_local_value(ctx, word, call) for word in set(IDENT.findall(grid))]
         texts = [grid, *(ctx.source.text(v.start_byte, v.end_byte) for v in values if v is not None)]
-        if any(_WARP_DIVISION.search(t.encode()) for t in texts):
+        if any(_WARP_DIVISION.search(t.encode("utf-8", "surrogateescape")) for t in texts):
             return True
     return False
 
