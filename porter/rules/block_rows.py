@@ -635,8 +635,9 @@ def _grids_count_warps(ctx, name: str) -> bool:
             continue
         grid = ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
         values = [_local_value(ctx, word, call) for word in set(IDENT.findall(grid))]
-        texts = [grid, *(ctx.source.text(v.start_byte, v.end_byte) for v in values if v is not None)]
-        if any(_WARP_DIVISION.search(t.encode("utf-8", "surrogateescape")) for t in texts):
+        # the bytes as written: a text decoded from them need not encode back (bytes that are not UTF-8)
+        spans = [arguments[0], *(v for v in values if v is not None)]
+        if any(_WARP_DIVISION.search(ctx.source.data[n.start_byte : n.end_byte]) for n in spans):
             return True
     return False
 
