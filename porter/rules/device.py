@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
+from operator import itemgetter
 
 import tree_sitter
 
@@ -278,6 +279,7 @@ class DeviceFacts:
         self._project_specifiers = project_specifiers or {}
         self._project_votes = project_votes
         self._shapes: dict[tuple[str, str], _ExpressionShape] = {}
+        self._initialisers_by_function: dict[int, dict[str, list[tuple[int, tree_sitter.Node]]]] = {}
 
     @cached_property
     def specifier_macros(self) -> dict[str, str]:
@@ -451,10 +453,11 @@ class DeviceFacts:
         return bindings
 
     @cached_property
-    def _bindings_by_function(self) -> dict[int, list[tuple[str, tree_sitter.Node]]]:
-        grouped: dict[int, list[tuple[str, tree_sitter.Node]]] = defaultdict(list)
-        for function, name, value in self._bindings:
-            grouped[id(function)].append((name, value))
+    def _numbered_bindings(self) -> dict[int, dict[str, list[tuple[int, str, tree_sitter.Node]]]]:
+        """Each function's bindings by the name they bind, each with its place in `_bindings`."""
+        grouped: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+        for place, (function, name, value) in enumerate(self._bindings):
+            grouped[id(function)][name].append((place, name, value))
         return grouped
 
     def _classify(self, function: FunctionInfo, names: Iterable[str]) -> None:
@@ -481,12 +484,15 @@ class DeviceFacts:
         function.classified |= closure
         if function.node is not None:
             self._classify(self.file_scope, closure)  # what the function's names inherit from the file's
-        # in source order, as the bindings are written; each value's text read and shaped once
+        # in the order the bindings are written; each value's text read and shaped once. The
+        # closure's own bindings are looked up, not picked from the function's: a generated kernel
+        # of thousands of bindings is classified a few names at a time, hundreds of times
+        numbered = self._numbered_bindings.get(id(function), {})
+        bound = sorted((item for name in closure for item in numbered.get(name, ())), key=itemgetter(0))
         shaped = [
             (name, shape)
-            for name, value in self._bindings_by_function.get(id(function), ())
-            if name in closure
-            and (
+            for _, name, value in bound
+            if (
                 (shape := self._shape_of(self.source.text(value.start_byte, value.end_byte), name)).names
                 or shape.own
                 or shape.reads_thread  # a value with none of these gets no class, however often asked
@@ -667,12 +673,23 @@ class DeviceFacts:
         names = {self.source.text(n.start_byte, n.end_byte) for n in identifiers_in(node)}
         if node.type == "identifier":
             names.add(self.source.text(node.start_byte, node.end_byte))
-        values = []
-        for declarator in captures("(init_declarator) @d", function).get("d", []):
-            name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
-            if name is not None and value is not None and self.source.text(name.start_byte, name.end_byte) in names:
-                values.append(value)
-        return values
+        initialised = self._initialised_in(function)
+        found = sorted((item for name in names for item in initialised.get(name, ())), key=itemgetter(0))
+        return [value for _, value in found]
+
+    def _initialised_in(self, function: tree_sitter.Node) -> dict[str, list[tuple[int, tree_sitter.Node]]]:
+        """Declarator text → (offset, value) of the function's initialisers, read once per function:
+        a generated kernel of thousands of declarations is asked about hundreds of its counts."""
+        found = self._initialisers_by_function.get(function.id)
+        if found is None:
+            found = {}
+            for declarator in captures("(init_declarator) @d", function).get("d", []):
+                name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+                if name is not None and value is not None:
+                    text = self.source.text(name.start_byte, name.end_byte)
+                    found.setdefault(text, []).append((declarator.start_byte, value))
+            self._initialisers_by_function[function.id] = found
+        return found
 
     def calls_inside(self, node: tree_sitter.Node, names=None) -> list[tuple[str, tree_sitter.Node]]:
         """The calls to any of `names` (None: to anything) that start inside `node` (a binary search,
