@@ -12,7 +12,7 @@ from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import evaluate
 from porter.rules.device import SET_ATTRIBUTE_CALLS, call_arguments
-from porter.rules.patterns import CODE_CONTEXTS
+from porter.rules.patterns import CODE_CONTEXTS, WORD_START, finditer
 from porter.targets import known as targets
 
 SIMDS_PER_CU = 4  # execution units per compute unit on CDNA and RDNA
@@ -92,6 +92,9 @@ def amd_waves_per_eu(max_threads: int, min_blocks: int, wavefront: int) -> int:
     return max(1, math.ceil(min_blocks * math.ceil(max_threads / wavefront) / SIMDS_PER_CU))
 
 
+_MAX_REGISTERS = re.compile(WORD_START + rb"__maxnreg__\s*\(\s*[^)]*\)")
+
+
 def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
         return
@@ -101,7 +104,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         yield from _attributes(ctx)
     if b"__maxnreg__" not in ctx.source.data:
         return
-    for match in re.finditer(rb"(?<![\w$])__maxnreg__\s*\(\s*[^)]*\)", ctx.source.data):
+    for match in finditer(_MAX_REGISTERS, ctx.source.data):
         if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
             yield MAX_REGISTERS.finding(ctx, match.start(), match.end(), "`__maxnreg__` has no meaning for hip-clang")
 
