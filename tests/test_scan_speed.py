@@ -186,6 +186,15 @@ def test_every_rule_pattern_finds_through_finditer_what_the_regex_finds():
             assert [m.span() for m in finditer(regex, data)] == [m.span() for m in regex.finditer(data)], regex.pattern
 
 
+def test_a_pattern_led_by_a_lookbehind_gives_the_regexs_matches_from_its_literal():
+    """`(?<=[<"])cuda/barrier`: one lead, but a look-behind before it (tried at every byte by the
+    regex engine): finditer looks from the literal's places, and must find what the regex finds."""
+    regex = re.compile(rb'(?<=[<"])(cuda/barrier|cuda/pipeline)(?=[>"])')
+    data = b'#include <cuda/barrier>\n#include "cuda/pipeline"\nxcuda/barrier> <cuda/barriers> <cuda/pipeline"'
+    assert [m.span() for m in finditer(regex, data)] == [m.span() for m in regex.finditer(data)]
+    assert len([m.span() for m in regex.finditer(data)]) == 3
+
+
 def test_lead_literals_only_where_every_match_must_start_with_one():
     assert lead_literals(re.compile(rb"(?<![\w$])abc\s*::|(?<![\w$])(?:defg|hij)\b")) == (b"abc", b"defg", b"hij")
     assert lead_literals(re.compile(rb"(?<=[<\"])cuda\.h(?=[>\"])")) == (b"cuda.h",)  # `\.` is a dot

@@ -70,6 +70,9 @@ def finditer(regex: re.Pattern[bytes], data: bytes):
         yield from _finditer_from_leads(regex, data, leads)
         return
     fast = word_led(regex)
+    if fast is None and leads is not None and _led_by_lookbehind(regex):
+        yield from _finditer_from_leads(regex, data, leads)
+        return
     if fast is None:
         yield from regex.finditer(data)
         return
@@ -83,6 +86,13 @@ def finditer(regex: re.Pattern[bytes], data: bytes):
             continue
         yield match
         position = match.end() if match.end() > match.start() else match.end() + 1
+
+
+def _led_by_lookbehind(regex: re.Pattern[bytes]) -> bool:
+    """Does an alternative of `regex` start with a look-behind? The regex engine tries such a
+    pattern at every byte even where one literal follows (`(?<=[<"])cuda/barrier`: 110 ms over
+    5.5 MB, against ~1 ms for the literal's scan)."""
+    return any(a.startswith((b"(?<=", b"(?<!")) for a in _top_level_alternatives(regex.pattern))
 
 
 def _finditer_from_leads(regex: re.Pattern[bytes], data: bytes, leads: tuple[bytes, ...]):
