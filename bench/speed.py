@@ -41,6 +41,7 @@ TREES = (
     "gptqmodel",
     "llama-cpp-python",
     "flashinfer-python",
+    "flashinfer-generated",
 )
 
 
