@@ -10,7 +10,7 @@ from porter.parse import Context, captures, identifiers_named
 from porter.rules.base import FileContext, Rule
 from porter.rules.build import blank_comments
 from porter.rules.device import call_arguments, declared_type, template_parameters, unparenthesized
-from porter.rules.patterns import WORD_START, find_patterns, pattern, search
+from porter.rules.patterns import WORD_START, find_patterns, finditer_each, pattern, search
 from porter.rules.warp_size import _in_constant_context
 from porter.source import FileKind, encoded_length
 
@@ -96,7 +96,9 @@ RULES = (C10_WARP_SIZE_HOST, CUDA_ONLY_TORCH_API, SETUP_SETTINGS, HALF_LDG)
 
 CUDA_ONLY = (
     pattern(r"(?<=[<\"])ATen/cudnn/[\w./]+(?=[>\"])|(?<=[<\"])ATen/cuda/nvrtc_stub/[\w./]+(?=[>\"])|(?<=[<\"])c10/cuda/driver_api\.h(?=[>\"])", CUDA_ONLY_TORCH_API, "`{text}` is only in CUDA builds of PyTorch", include=True),
-    pattern(r"(?<![\w$])(?:at::native::)?getCudnnHandle\s*\(|(?<![\w$])c10::cuda::DriverAPI\b|(?<![\w$])getNVRTC\s*\(", CUDA_ONLY_TORCH_API, "`{text}` is only in CUDA builds of PyTorch"),
+    # each alternative led by its own literal (an optional `at::native::` leading would keep the
+    # regex engine from its fast scan: it was tried at every byte of a file naming cudnn)
+    pattern(r"(?<![\w$])at::native::getCudnnHandle\s*\(|(?<![\w$])getCudnnHandle\s*\(|(?<![\w$])c10::cuda::DriverAPI\b|(?<![\w$])getNVRTC\s*\(", CUDA_ONLY_TORCH_API, "`{text}` is only in CUDA builds of PyTorch"),
 )  # fmt: skip
 
 NVCC_ONLY_FLAGS = re.compile(
@@ -165,8 +167,11 @@ HALF_LDG_KEY = "half-ldg"
 _HALF = re.compile(r"(?:(?:at|c10)::)?Half")
 # a dispatch with Half (`AT_DISPATCH_FLOATING_TYPES_AND_HALF`, `AT_DISPATCH_..._AND2(at::ScalarType::Half,`)
 # or a template argument of Half (`kernel<at::Half><<<…>>>`)
-_DISPATCHES_HALF = re.compile(
-    rb"\bAT_DISPATCH_\w*HALF\w*|\bScalarType::Half\b|\bkHalf\b|<\s*(?:(?:at|c10)::)?Half\s*[,>]"
+# Two patterns, whose matches cannot overlap (one starts at a word, the other at `<`): each is then
+# found from its literals instead of being tried at every byte, as their one alternation was
+_DISPATCHES_HALF = (
+    re.compile(rb"(?<!\w)AT_DISPATCH_\w*HALF\w*|(?<!\w)ScalarType::Half\b|(?<!\w)kHalf\b"),  # `\b` before a word
+    re.compile(rb"<\s*(?:(?:at|c10)::)?Half\s*[,>]"),
 )
 _HALF_OVERLOAD = re.compile(WORD_START + rb"__ldg\s*\(\s*const\s+(?:(?:at|c10)::)?Half\s*\*")
 
@@ -203,7 +208,7 @@ def _dispatches_half(ctx: FileContext) -> bool:
     """Does the file's code (a macro's body included, its comments not) dispatch with Half?"""
     return any(
         ctx.parsed.context_at(match.start(), match.end()) is not Context.COMMENT
-        for match in _DISPATCHES_HALF.finditer(ctx.source.data)
+        for match in finditer_each(_DISPATCHES_HALF, ctx.source.data)
     )
 
 

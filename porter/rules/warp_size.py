@@ -37,7 +37,7 @@ from porter.rules.device import (
 )
 from porter.rules.lane_mask import is_full_mask_32
 from porter.rules.logical_warp import logical_names, mentions_any, row_path_widths
-from porter.rules.patterns import search_fast
+from porter.rules.patterns import finditer, search_fast
 from porter.rules.votes import VOTE_CALLS
 from porter.source import IDENTIFIER_BYTES, WORD_BYTES, encoded_length
 
@@ -1475,7 +1475,8 @@ def _is_thread_count(ctx: FileContext, node: tree_sitter.Node) -> bool:
 
 
 # `dim3 block(threads, 1)`, `dim3 block = dim3(threads)`, `dim3 block{threads}`
-_DIM3_DECLARATION = re.compile(rb"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
+# `(?<!\w)`, `\b` before a word, as a look-behind: patterns.finditer finds the match from `dim3`
+_DIM3_DECLARATION = re.compile(rb"(?<!\w)dim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
 
 
 def _launch_block_names(ctx: FileContext) -> frozenset[str]:
@@ -1504,7 +1505,7 @@ def _find_launch_names(ctx: FileContext, argument: int, whole: bool = False) -> 
         if len(arguments) > argument:
             given = arguments[argument]
             names |= set(names_in(ctx.source.text(given.start_byte, given.end_byte)))
-    for match in _DIM3_DECLARATION.finditer(ctx.source.data):
+    for match in finditer(_DIM3_DECLARATION, ctx.source.data):
         if match.group(1).decode() in names:
             names |= set(names_in(match.group(2).decode("utf-8", "replace")))
     return frozenset(names - {"dim3"})
