@@ -53,7 +53,7 @@ INDEXED_TYPES = (
     "for_statement", "preproc_arg", "preproc_def", "function_definition", "gnu_asm_expression",
     "template_argument_list", "launch_bounds", "subscript_expression", "array_declarator", "enumerator",
     "optional_parameter_declaration", "ERROR", "preproc_include", "kernel_call_syntax", "preproc_if",
-    "preproc_elif", "preproc_ifdef", "struct_specifier", "type_definition",
+    "preproc_elif", "preproc_ifdef", "struct_specifier", "type_definition", "preproc_function_def",
 )  # fmt: skip
 _INDEX_QUERY = " ".join(f"({t}) @{t}" for t in INDEXED_TYPES)  # one capture per type: grouped in C
 _SIMPLE = re.compile(r"\((\w+)\) @(\w+)")

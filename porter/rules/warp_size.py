@@ -1071,13 +1071,16 @@ def _whole_words(data: bytes, word: bytes, enough: int) -> int:
 
 
 def _macro_definitions(ctx: FileContext) -> list[bytes]:
-    """The text of each of the file's `#define`s, found once: a query walks the whole tree, and
+    """The text of each of the file's `#define`s, in order, found once (from the node index):
     _never_read asks at each of a file's lane computations."""
 
     def find() -> list[bytes]:
-        data = ctx.source.data
-        found = captures("[(preproc_def) (preproc_function_def)] @d", ctx.parsed.root).get("d", [])
-        return [data[d.start_byte : d.end_byte] for d in found]
+        data, root = ctx.source.data, ctx.parsed.root
+        found = [
+            *captures("(preproc_def) @d", root).get("d", []),
+            *captures("(preproc_function_def) @d", root).get("d", []),
+        ]
+        return [data[d.start_byte : d.end_byte] for d in sorted(found, key=lambda d: d.start_byte)]
 
     return ctx.once("macro definitions", find)
 
