@@ -347,9 +347,11 @@ def _launches(ctx: FileContext) -> Iterable[Finding]:
 def _pasting_macros(ctx: FileContext) -> Iterable[Finding]:
     from porter.parse import captures
 
+    if b"##" not in ctx.source.data:
+        return  # every match pastes: none without `##` (a look at each of a file's macro bodies saved)
     for node in captures("(preproc_arg) @body", ctx.parsed.root).get("body", []):
         body = ctx.source.data[node.start_byte : node.end_byte]
-        for match in _PASTED.finditer(body):
+        for match in _PASTED.finditer(body) if b"##" in body else ():
             start = node.start_byte + match.start()
             yield TOKEN_PASTED_API.finding(
                 ctx,
