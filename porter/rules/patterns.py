@@ -88,6 +88,7 @@ def finditer(regex: re.Pattern[bytes], data: bytes):
         position = match.end() if match.end() > match.start() else match.end() + 1
 
 
+@cache
 def _led_by_lookbehind(regex: re.Pattern[bytes]) -> bool:
     """Does an alternative of `regex` start with a look-behind? The regex engine tries such a
     pattern at every byte even where one literal follows (`(?<=[<"])cuda/barrier`: 110 ms over
