@@ -7,6 +7,7 @@ bitset index, a 32×32 tile or a loop over the bits of a uint32_t stays silent.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import re
@@ -594,6 +595,7 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
     written_for_64 = _functions_naming_upper_lanes(ctx)
     rows = block_rows(ctx)
     groups = _group_widths(ctx)
+    networks = _lane_networks(ctx)
     for finding in uses:
         start = finding.span.start_byte
         if finding.rule == HOST_WARPS_PER_BLOCK.id:
@@ -607,6 +609,12 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
                 finding,
                 fix=FixKind.SUGGESTED,
                 message=f"{finding.message}; {kernel} also calls this with blocks of 32-thread rows, where the 32 is right: change it per caller",
+            )
+        elif finding.rule in _NETWORK_SIZED and any(f.start_byte <= start < f.end_byte for f in networks):
+            yield dataclasses.replace(
+                finding,
+                fix=FixKind.SUGGESTED,
+                message=f"{finding.message}; but the 32 sizes a 32-lane network here (xor shuffles combined by the lane's bit of the offset), which each half of a wave64 wavefront runs on its own as written: widen it only with the data it transforms",
             )
         else:
             yield finding
@@ -1832,6 +1840,62 @@ def _loop_parts(loop: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 _CONDITIONALS = ("preproc_ifdef", "preproc_if")
+
+
+_NETWORK_SIZED = frozenset({LANE_ARITHMETIC.id, SHUFFLE_OFFSET.id, LANE_LOOP.id})
+
+
+def _lane_networks(ctx: FileContext) -> list[tree_sitter.Node]:
+    """The file's functions that run a 32-lane network (_is_lane_network), and those that call one:
+    a Hadamard transform or a sorting network whose size is its data's (exllamav3's 128-value
+    transform: 32 lanes x 4), not the warp's. On wave64 each half-wavefront runs its own network, as
+    a warp does on NVIDIA: right as written, where widening the network's 32s (and the callers' lane
+    math that feeds it) would transform twice the data as one."""
+
+    def find() -> list[tree_sitter.Node]:
+        if b"__shfl_xor" not in ctx.source.data:
+            return []
+        networks: dict[int, tree_sitter.Node] = {}
+        for loop in captures("(for_statement) @f", ctx.parsed.root).get("f", []):
+            parts = for_parts(ctx, loop)
+            function = ctx.device.function_of(loop).node
+            if parts is not None and function is not None and _is_lane_network(ctx, loop, parts[0]):
+                networks[function.id] = function
+        names = {
+            short_name(info.name) for info in ctx.device.functions if info.node is not None and info.node.id in networks
+        }
+        for info in ctx.device.functions if names else ():
+            if info.node is not None and any(
+                short_name(name) in names for name, _ in ctx.device.calls_inside(info.node)
+            ):
+                networks.setdefault(info.node.id, info.node)
+        return list(networks.values())
+
+    return ctx.once("lane networks", find)
+
+
+def _is_lane_network(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
+    """A loop of xor shuffles by its counter whose lanes combine what they receive by their own bit
+    of the offset (`lane_id & i`): each lane keeps a different result (a butterfly, a bitonic step),
+    not the warp's one sum of a reduction."""
+    shuffles = [
+        name for part in _loop_parts(loop) for name, _ in ctx.device.calls_inside(part) if name in SHUFFLE_CALLS
+    ]
+    if (
+        not shuffles
+        or not all(name.startswith("__shfl_xor") for name in shuffles)
+        or not shuffle_uses(ctx, loop, counter)
+    ):
+        return False
+    ands = ctx.once("bitwise ands", lambda: ctx.device.binaries(("&",)))  # in source order
+    starts = ctx.once("bitwise and starts", lambda: [item[0].start_byte for item in ands])
+    for part in _loop_parts(loop):
+        low, high = bisect.bisect_left(starts, part.start_byte), bisect.bisect_left(starts, part.end_byte)
+        for _, left, _, right in ands[low:high]:
+            for mine, other in ((left, right), (right, left)):
+                if ctx.source.text(mine.start_byte, mine.end_byte) == counter and lane_valued(ctx, other):
+                    return True
+    return False
 
 
 def _partial_butterfly(ctx: FileContext, loop: tree_sitter.Node, condition: tree_sitter.Node, counter: str) -> bool:
