@@ -1857,6 +1857,8 @@ def _lane_networks(ctx: FileContext) -> list[tree_sitter.Node]:
             return []
         networks: dict[int, tree_sitter.Node] = {}
         for loop in captures("(for_statement) @f", ctx.parsed.root).get("f", []):
+            if not _shuffles_only_by_xor(ctx, loop):
+                continue  # most loops: no shuffle at all, found by a binary search over the file's calls
             parts = for_parts(ctx, loop)
             function = ctx.device.function_of(loop).node
             if parts is not None and function is not None and _is_lane_network(ctx, loop, parts[0]):
@@ -1874,18 +1876,18 @@ def _lane_networks(ctx: FileContext) -> list[tree_sitter.Node]:
     return ctx.once("lane networks", find)
 
 
+def _shuffles_only_by_xor(ctx: FileContext, loop: tree_sitter.Node) -> bool:
+    shuffles = [
+        name for part in _loop_parts(loop) for name, _ in ctx.device.calls_inside(part) if name in SHUFFLE_CALLS
+    ]
+    return bool(shuffles) and all(name.startswith("__shfl_xor") for name in shuffles)
+
+
 def _is_lane_network(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
     """A loop of xor shuffles by its counter whose lanes combine what they receive by their own bit
     of the offset (`lane_id & i`): each lane keeps a different result (a butterfly, a bitonic step),
     not the warp's one sum of a reduction."""
-    shuffles = [
-        name for part in _loop_parts(loop) for name, _ in ctx.device.calls_inside(part) if name in SHUFFLE_CALLS
-    ]
-    if (
-        not shuffles
-        or not all(name.startswith("__shfl_xor") for name in shuffles)
-        or not shuffle_uses(ctx, loop, counter)
-    ):
+    if not shuffle_uses(ctx, loop, counter):
         return False
     ands = ctx.once("bitwise ands", lambda: ctx.device.binaries(("&",)))  # in source order
     starts = ctx.once("bitwise and starts", lambda: [item[0].start_byte for item in ands])
