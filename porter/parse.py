@@ -164,7 +164,7 @@ def identifiers_named(
     at = data.find(needle)
     while at != -1:
         end = at + len(needle)
-        if _stands_alone(data, at, end):
+        if stands_alone(data, at, end):
             node = root.descendant_for_byte_range(at, end)
             if node is not None and node.type in types and (node.start_byte, node.end_byte) == (at, end):
                 found.append(node)
@@ -286,7 +286,7 @@ def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
         at = data.find(name)
         while at >= 0:
             end = at + len(name)
-            if _stands_alone(data, at, end) and not _in_directive(data, at):
+            if stands_alone(data, at, end) and not _in_directive(data, at):
                 copy = copy if copy is not None else bytearray(data)
                 copy[at:end] = stand_in
             at = data.find(name, end)
@@ -424,7 +424,7 @@ def _unmatched_braces(code: bytes) -> list[int]:
     return opening + closing
 
 
-def _stands_alone(data: bytes, start: int, end: int) -> bool:
+def stands_alone(data: bytes, start: int, end: int) -> bool:
     """Not part of a longer name: `CUTE_HOST` inside `CUTE_HOST_DEVICE` is not it."""
     return (start == 0 or data[start - 1] not in IDENTIFIER_BYTES) and (
         end == len(data) or data[end] not in IDENTIFIER_BYTES

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import Context, captures
 from porter.rules.base import FileContext, Rule
-from porter.rules.patterns import CODE_CONTEXTS, finditer, finditer_at, search
+from porter.rules.patterns import CODE_CONTEXTS, finditer, finditer_at, search, within_any
 from porter.source import FileKind, encoded_length, identifier_start
 
 ARCH_VALUE = Rule(
@@ -238,7 +237,7 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
         finding = _guard_finding(ctx, node, *head)
         if finding is not None:
             yield finding
-    inside_a_guard = _within_any(in_guards)
+    inside_a_guard = within_any(in_guards)
     for match in finditer_at(_ARCH_COMPARISON, data, _arch_comparison_starts(data)):  # `if (__CUDA_ARCH__ >= 800)`
         if inside_a_guard(match.start()):
             continue
@@ -249,25 +248,6 @@ def _arch_tests(ctx: FileContext) -> Iterable[Finding]:
         yield ARCH_VALUE.finding(
             ctx, match.start(), match.end(), "`__CUDA_ARCH__` is undefined under HIP, so this test reads it as 0"
         )
-
-
-def _within_any(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
-    """Is an offset inside one of the [start, end) spans? The spans (an #if's whole block holds the
-    #ifs nested in it) merged once, then a binary search: a generated file's thousands of tests
-    were each set against every guard."""
-    merged: list[list[int]] = []
-    for start, end in sorted(span for span in spans if span[0] < span[1]):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    starts = [start for start, _ in merged]
-
-    def inside(offset: int) -> bool:
-        index = bisect.bisect_right(starts, offset) - 1
-        return index >= 0 and offset < merged[index][1]
-
-    return inside
 
 
 def _guard_head(ctx: FileContext, node) -> tuple[int, int] | None:

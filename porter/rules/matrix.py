@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from collections.abc import Iterable
@@ -12,6 +11,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import Context
 from porter.rules.base import WMMA_HEADER, FileContext, Rule
 from porter.rules.consteval import evaluate
+from porter.rules.patterns import within_any
 from porter.rules.ptx import opcode
 from porter.rules.tables import read_data
 from porter.targets import known as known_targets
@@ -130,13 +130,6 @@ def check(ctx: FileContext) -> Iterable[Finding]:
             yield PTX_MMA.finding(ctx, statement.start, statement.end, _mfma_advice(ctx, owned))
 
 
-def _inside_a_match(matches: list[re.Match[bytes]], offset: int) -> bool:
-    """Is `offset` inside one of `matches` (one finditer's: in order, none overlapping)? Only the
-    last to start at or before it can hold it: a binary search, not a pass per offset."""
-    index = bisect.bisect_right(matches, offset, key=re.Match.start) - 1
-    return index >= 0 and offset < matches[index].end()
-
-
 def _wmma(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     yield from _wmma_includes(ctx)
@@ -144,7 +137,8 @@ def _wmma(ctx: FileContext) -> Iterable[Finding]:
     seen_lines: set[int] = set()
     uses = list(_WMMA_USE.finditer(data))
     if _USING_WMMA.search(data):
-        uses += [m for m in _WMMA_BARE.finditer(data) if not _inside_a_match(uses, m.start())]
+        qualified = within_any([use.span() for use in uses])
+        uses += [m for m in _WMMA_BARE.finditer(data) if not qualified(m.start())]
     for match in sorted(uses, key=lambda m: m.start()):
         if ctx.parsed.context_at(match.start(), match.end()) not in (Context.CODE, Context.MACRO_BODY):
             continue

@@ -6,6 +6,7 @@ tree-sitter context then drops matches inside comments and string literals.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -251,3 +252,22 @@ def find_patterns(ctx: FileContext, patterns: Iterable[Pattern]) -> Iterable[Fin
                 continue
             text = match.group().decode("utf-8", "replace")
             yield item.rule.finding(ctx, match.start(), match.end(), item.message(text))
+
+
+def within_any(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Is an offset inside one of the [start, end) spans (nested or overlapping: an #if's block holds
+    the #ifs inside it)? The spans merged once, then a binary search per offset: a generated file's
+    thousands of sites were each set against every span."""
+    merged: list[list[int]] = []
+    for start, end in sorted(span for span in spans if span[0] < span[1]):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    starts = [start for start, _ in merged]
+
+    def inside(offset: int) -> bool:
+        index = bisect.bisect_right(starts, offset) - 1
+        return index >= 0 and offset < merged[index][1]
+
+    return inside

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import tree_sitter
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import captures, define_names, identifiers_named, initializers
+from porter.parse import captures, define_names, identifiers_named, initializers, stands_alone
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import ROW, block_rows, row_count_names, short_name, template_parameter_names
@@ -38,9 +38,9 @@ from porter.rules.device import (
 )
 from porter.rules.lane_mask import is_full_mask_32
 from porter.rules.logical_warp import logical_names, mentions_any, row_path_widths
-from porter.rules.patterns import finditer, search_fast
+from porter.rules.patterns import finditer, search, search_fast
 from porter.rules.votes import VOTE_CALLS
-from porter.source import IDENTIFIER_BYTES, WORD_BYTES, encoded_length
+from porter.source import encoded_length
 
 WHY_WAVE64 = """
     CDNA GPUs (gfx90a, gfx942, gfx950) run 64 threads per wavefront. Lane ids go to 63, a
@@ -1068,9 +1068,7 @@ def _whole_words(data: bytes, word: bytes, enough: int) -> int:
     count, at = 0, data.find(word)
     while at != -1 and count < enough:
         end = at + len(word)
-        if (at == 0 or data[at - 1] not in IDENTIFIER_BYTES) and (
-            end == len(data) or data[end] not in IDENTIFIER_BYTES
-        ):
+        if stands_alone(data, at, end):
             count += 1
             at = data.find(word, end)
         else:
@@ -1603,22 +1601,11 @@ def _is_warp_size(ctx: FileContext, node: tree_sitter.Node, warp_names: set[str]
     return answers[text]
 
 
-def _search_word_led(regex: re.Pattern[bytes], data: bytes) -> bool:
-    """Is there a match of `regex` that starts a word in `data`? (`regex` as written after its
-    word boundary.) A match inside a longer word is tried again a byte on."""
-    match = regex.search(data)
-    while match is not None:
-        if match.start() == 0 or data[match.start() - 1] not in WORD_BYTES:
-            return True
-        match = regex.search(data, match.start() + 1)
-    return False
-
-
 def _filled_from_device(data: bytes, text: str) -> bool:
     name = re.escape(text.encode())
-    # led by the name, not by `\b`, which keeps the regex engine from its fast scan for a literal
-    # lead (15x slower over a 5 MB file): the byte before each match is checked instead
-    assigned = b"warpSize" in data and _search_word_led(re.compile(name + rb"\s*=\s*[^;]*warpSize\b"), data)
+    # `\b` as a look-behind: patterns.search then finds the name by a literal scan, where a leading
+    # `\b` kept the regex engine trying every byte (15x slower over a 5 MB file)
+    assigned = b"warpSize" in data and search(re.compile(rb"(?<!\w)" + name + rb"\s*=\s*[^;]*warpSize\b"), data)
     return bool(
         assigned
         or (b"DevAttrWarpSize" in data or b"DeviceAttributeWarpSize" in data)
@@ -1884,8 +1871,8 @@ def _shuffles_only_by_xor(ctx: FileContext, loop: tree_sitter.Node) -> bool:
 
 
 def _is_lane_network(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
-    """A loop of xor shuffles by its counter whose lanes combine what they receive by their own bit
-    of the offset (`lane_id & i`): each lane keeps a different result (a butterfly, a bitonic step),
+    """A loop of xor shuffles (_shuffles_only_by_xor) by its counter whose lanes combine what they
+    receive by their own bit of the offset (`lane_id & i`): each lane keeps a different result (a butterfly, a bitonic step),
     not the warp's one sum of a reduction."""
     if not shuffle_uses(ctx, loop, counter):
         return False
