@@ -8,7 +8,7 @@ from __future__ import annotations
 from porter.config import Config
 from porter.discover import DiscoveredFile
 from porter.findings import FixKind
-from porter.scan import Deep, analyze_file
+from porter.scan import Deep, analyze_file, scan
 from porter.source import FileKind
 
 # exllamav3's shape (quant/hadamard_inner.cuh): a butterfly helper and a 128-value transform that
@@ -75,3 +75,61 @@ def test_a_warp_sum_beside_a_network_is_still_fixed(tmp_path):
     found = _warp_findings(tmp_path)
     assert found[(_line(LADDER, 1), "WRP002")].fix is FixKind.AUTO
     assert found[(_line("int lane = threadIdx.x & 31;"), "WRP001")].fix is FixKind.AUTO
+
+
+# exllamav3's GEMM kernels (quant/exl3_gemm_kernel.cuh) in another file: each 32-lane group takes a
+# 128-value chunk (`this_warp * 128`) for the header's transform; a second block of the same kernel
+# reuses the names for columns and calls no network
+KERNEL = """\
+#include "networks.cuh"
+
+__global__ void gemm_kernel(const float* A, float* A_had, float* C, int size_m, int size_k)
+{
+    {
+        int total_warps = size_m * size_k / 128;
+        int warps_grid = gridDim.x * blockDim.x / 32;
+        int this_warp = threadIdx.x / 32 + blockDim.x / 32 * blockIdx.x;
+        for (; this_warp < total_warps; this_warp += warps_grid)
+            had_128(A + this_warp * 128, A_had + this_warp * 128);
+    }
+    {
+        int this_warp = threadIdx.x / 32;
+        int this_lane = threadIdx.x % 32;
+        C[this_warp] += __shfl_down_sync(0xffffffff, C[this_lane], 1);
+    }
+}
+"""
+
+
+def _project_findings(tmp_path, files: dict[str, str]) -> dict[tuple[int, str], list]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    result = scan([tmp_path], Config(targets=("gfx942",), rocm_version="6.4"), jobs=1, deep=Deep.NEVER)
+    found: dict[tuple[int, str], list] = {}
+    for finding in result.findings:
+        if finding.file.endswith("gemm.cu") and finding.rule == "WRP001":
+            found.setdefault((finding.span.line, finding.rule), []).append(finding)
+    return found
+
+
+def _kernel_line(text: str, occurrence: int = 0) -> int:
+    return [n for n, line in enumerate(KERNEL.splitlines(), 1) if line.strip() == text][occurrence]
+
+
+def test_a_callers_group_math_that_feeds_a_network_of_another_file_is_suggested(tmp_path):
+    found = _project_findings(tmp_path, {"networks.cuh": HEADER, "gemm.cu": KERNEL})
+    fed = [
+        *found[(_kernel_line("int warps_grid = gridDim.x * blockDim.x / 32;"), "WRP001")],
+        *found[(_kernel_line("int this_warp = threadIdx.x / 32 + blockDim.x / 32 * blockIdx.x;"), "WRP001")],
+    ]
+    assert len(fed) == 3
+    assert all(f.fix is FixKind.SUGGESTED and "`had_128`, a 32-lane network" in f.message for f in fed)
+    # the second block's names are other variables, and its lanes meet a shuffle: fixed as before
+    kept = found[(_kernel_line("int this_warp = threadIdx.x / 32;"), "WRP001")]
+    assert [f.fix for f in kept] == [FixKind.AUTO]
+
+
+def test_without_the_networks_header_the_callers_math_keeps_its_fix(tmp_path):
+    found = _project_findings(tmp_path, {"gemm.cu": KERNEL})
+    fed = found[(_kernel_line("int this_warp = threadIdx.x / 32 + blockDim.x / 32 * blockIdx.x;"), "WRP001")]
+    assert [f.fix for f in fed] == [FixKind.AUTO, FixKind.AUTO]

@@ -82,5 +82,6 @@ def settle(
     gone = {(rule, start, end) for key, rule, start, end in facts.withdrawals if key in keys}
     gone |= {(rule, start, end) for key, rule, start, end in facts.citing if key in row_widths}
     kept = [f for f in findings if (f.rule, f.span.start_byte, f.span.end_byte) not in gone] if gone else findings
-    added = [finding for key, finding in facts.pending if key in keys]
+    # one finding per place: a use that feeds two of the project's networks gives way once
+    added = list({(f.rule, f.span.start_byte, f.span.end_byte): f for key, f in facts.pending if key in keys}.values())
     return sorted(kept + added, key=Finding.sort_key) if added else kept

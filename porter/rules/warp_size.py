@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import tree_sitter
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import captures, define_names, identifiers_named, initializers, stands_alone
+from porter.parse import captures, define_names, identifiers_in, identifiers_named, initializers, stands_alone
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import ROW, block_rows, row_count_names, short_name, template_parameter_names
@@ -518,6 +518,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     tiles = _tile_uses(ctx)  # a tile as wide as a constant makes the constant a warp width too
     yield from tiles
     _record_constant_roles(ctx, uses + tiles, host + guards)
+    _record_network_roles(ctx, uses)
     yield from _row_crossings(ctx)
     yield from _logical_crossings(ctx)
     yield from _row_lanes(ctx)
@@ -1861,6 +1862,106 @@ def _lane_networks(ctx: FileContext) -> list[tree_sitter.Node]:
         return list(networks.values())
 
     return ctx.once("lane networks", find)
+
+
+def _network_key(name: str) -> str:
+    return f"lane-network:{short_name(name)}"
+
+
+def _record_network_roles(ctx: FileContext, uses: list[Finding]) -> None:
+    """Across files (porter.rules.project): the file's 32-lane networks and their callers are claimed
+    by name; a use of 32 whose value feeds a call to a function the file does not define gives way,
+    where that function is a network of the project's (a header's Hadamard transform called from a
+    GEMM kernel's `threadIdx.x / 32` loop over 128-value chunks), to the same use suggested, not
+    fixed: its 32 counts the network's lane groups, as the network's own 32s do."""
+    networks = {node.id for node in _lane_networks(ctx)}
+    for info in ctx.device.functions if networks else ():
+        if info.node is not None and info.node.id in networks:
+            ctx.project.claims.add(_network_key(info.name))
+    for finding in uses:
+        if finding.rule not in _NETWORK_SIZED or finding.fix is not FixKind.AUTO:
+            continue
+        for callee in _outside_calls_fed(ctx, finding.span.start_byte):
+            key = _network_key(callee)
+            ctx.project.withdrawals.append((key, finding.rule, finding.span.start_byte, finding.span.end_byte))
+            ctx.project.pending.append((key, _fed_to_network(finding, callee)))
+
+
+def _fed_to_network(finding: Finding, callee: str) -> Finding:
+    return dataclasses.replace(
+        finding,
+        fix=FixKind.SUGGESTED,
+        edits=finding.edits,
+        message=f"{finding.message}; but it feeds `{short_name(callee)}`, a 32-lane network of the project (xor shuffles combined by the lane's bit of the offset) that each half of a wave64 wavefront runs on its own as written: its 32 counts the network's lane groups, widen it only with the network and the data it transforms",
+    )
+
+
+def _outside_calls_fed(ctx: FileContext, at: int) -> list[str]:
+    """The functions, defined outside the file, whose calls the value at `at` feeds (_fed_spans)."""
+    node = ctx.parsed.root.descendant_for_byte_range(at, at + 1)
+    function = ctx.device.function_of(node) if node is not None else None
+    if function is None or function.node is None:
+        return []
+    fed = ctx.once(f"outside calls fed {function.node.id}", lambda: _fed_spans(ctx, function))
+    return sorted({callee for callee, spans in fed for start, end in spans if start <= at < end})
+
+
+def _fed_spans(ctx: FileContext, function) -> list[tuple[str, list[tuple[int, int]]]]:
+    """(callee, spans) for each call the function makes to a function the file does not define:
+    the spans of what its value depends on within the function, which are its arguments, the
+    headers of the loops around it (the loop that hands each group its chunk), and, a name at a
+    time, the values the function binds to the names those read."""
+    defined = ctx.once("defined function names", lambda: {short_name(i.name) for i in ctx.device.functions})
+    found = []
+    for name, call in ctx.device.calls_inside(function.node):
+        callee = short_name(name)
+        if not callee or callee.startswith("__") or callee in defined or name in SHUFFLE_CALLS:
+            continue
+        regions = [call.child_by_field_name("arguments"), *_loop_headers(call, function.node)]
+        regions = [region for region in regions if region is not None]
+        found.append((callee, _with_bound_values(ctx, function, regions)))
+    return found
+
+
+def _loop_headers(node: tree_sitter.Node, function: tree_sitter.Node) -> list[tree_sitter.Node]:
+    headers = []
+    loop = enclosing(node, ("for_statement", "while_statement"))
+    while loop is not None and function.start_byte <= loop.start_byte:
+        body = loop.child_by_field_name("body")
+        headers += [child for child in loop.children if body is None or child.id != body.id]
+        loop = enclosing(loop, ("for_statement", "while_statement"))
+    return headers
+
+
+def _with_bound_values(ctx: FileContext, function, regions: list[tree_sitter.Node]) -> list[tuple[int, int]]:
+    """The regions' spans, and those of the values bound, in a block around the region that reads
+    it, to each name a region reads (a name two blocks each declare is two variables)."""
+    spans, seen, pending = [], set(), list(regions)
+    while pending:
+        region = pending.pop()
+        spans.append((region.start_byte, region.end_byte))
+        around = _blocks_around(region)
+        for identifier in identifiers_in(region):
+            name = ctx.source.text(identifier.start_byte, identifier.end_byte)
+            for value in ctx.device.values_bound(function, name):
+                if value.id not in seen and _block_of(value) in around:
+                    seen.add(value.id)
+                    pending.append(value)
+    return spans
+
+
+def _blocks_around(node: tree_sitter.Node) -> set[int | None]:
+    blocks = {None}
+    while node is not None:
+        if node.type == "compound_statement":
+            blocks.add(node.id)
+        node = node.parent
+    return blocks
+
+
+def _block_of(node: tree_sitter.Node) -> int | None:
+    block = enclosing(node, ("compound_statement",))
+    return block.id if block is not None else None
 
 
 def _shuffles_only_by_xor(ctx: FileContext, loop: tree_sitter.Node) -> bool:
