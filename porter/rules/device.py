@@ -280,6 +280,7 @@ class DeviceFacts:
         self._project_votes = project_votes
         self._shapes: dict[tuple[str, str], _ExpressionShape] = {}
         self._initialisers_by_function: dict[int, dict[str, list[tuple[int, tree_sitter.Node]]]] = {}
+        self._readers_by_function: dict[int, dict[str, set[str]]] = {}
 
     @cached_property
     def specifier_macros(self) -> dict[str, str]:
@@ -519,6 +520,19 @@ class DeviceFacts:
     def values_bound(self, function: FunctionInfo, name: str) -> list[tree_sitter.Node]:
         """The values the function's initialisers and plain assignments bind to the name."""
         return list(self._bindings_by_name.get(id(function), {}).get(name, ()))
+
+    def readers(self, function: FunctionInfo) -> dict[str, set[str]]:
+        """Name → the names the function binds from values that read it (`col = group * 32 + lane`:
+        group → {col}, lane → {col}): one step of dataflow forward, worked out once per function."""
+        found = self._readers_by_function.get(id(function))
+        if found is None:
+            found = defaultdict(set)
+            for bound, values in self._bindings_by_name.get(id(function), {}).items():
+                for value in values:
+                    for read in IDENT.findall(self.source.text(value.start_byte, value.end_byte)):
+                        found[read].add(bound)
+            self._readers_by_function[id(function)] = found
+        return found
 
     def var_classes(self, function: FunctionInfo, name: str) -> set[VarClass]:
         self._classify(function, (name,))

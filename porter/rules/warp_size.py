@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import tree_sitter
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import captures, define_names, identifiers_in, identifiers_named, initializers, stands_alone
+from porter.parse import captures, define_names, identifiers_named, initializers, stands_alone
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import ROW, block_rows, row_count_names, short_name, template_parameter_names
@@ -597,6 +597,7 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
     rows = block_rows(ctx)
     groups = _group_widths(ctx)
     networks = _lane_networks(ctx)
+    recomposed = _recomposed(ctx, uses)
     for finding in uses:
         start = finding.span.start_byte
         if finding.rule == HOST_WARPS_PER_BLOCK.id:
@@ -617,8 +618,67 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
                 fix=FixKind.SUGGESTED,
                 message=f"{finding.message}; but the 32 sizes a 32-lane network here (xor shuffles combined by the lane's bit of the offset), which each half of a wave64 wavefront runs on its own as written: widen it only with the data it transforms",
             )
+        elif id(finding) in recomposed:
+            yield dataclasses.replace(
+                finding,
+                fix=FixKind.SUGGESTED,
+                message=f"{finding.message}; but `{recomposed[id(finding)]}` rebuilds an index from these 32-thread groups, so the 32 is also the data's group width: widen it only with that product and the group counts that go with it",
+            )
         else:
             yield finding
+
+
+def _recomposed(ctx: FileContext, uses: list[Finding]) -> dict[int, str]:
+    """id of each automatic lane-math finding (WRP001) whose value meets a literal 32 that scales a
+    32-thread group back into an index (`col = group * 32 + lane`, `(w << 5) | l`,
+    `warp * 32 * sizeof(float)`), → that product. The product is no warp width porter widens, so
+    widening the lane math alone changes what the index reaches: with `group = tid / 64` and
+    `lane = tid % 64`, `group * 32 + lane` gives lanes 32-63 the next group's columns and runs the
+    last group past the end (exllamav3's exl3_gemm_kernel.cuh, corpus/emulate/recomposed_columns.cu)."""
+    automatic = sorted(
+        (f for f in uses if f.rule == LANE_ARITHMETIC.id and f.fix is FixKind.AUTO), key=lambda f: f.span.start_byte
+    )
+    starts = [f.span.start_byte for f in automatic]
+    found: dict[int, str] = {}
+    for node, left, operator, right in ctx.device.binaries(("*", "<<"), ordered=False) if automatic else ():
+        if not _scales_by_32(ctx, left, operator, right):
+            continue
+        function = ctx.device.function_of(node)
+        if function.node is None:
+            continue
+        # the function's own findings (a binary search): a generated file holds thousands
+        low = bisect.bisect_left(starts, function.node.start_byte)
+        high = bisect.bisect_left(starts, function.node.end_byte, lo=low)
+        if low == high:
+            continue
+        region = _Region.of(ctx, _sum_around(node))
+        product = ctx.source.text(node.start_byte, node.end_byte)
+        for finding in automatic[low:high]:
+            flow = _lane_flow(ctx, finding.span.start_byte)
+            if flow is not None and flow.reaches(region):
+                found.setdefault(id(finding), product)
+    return found
+
+
+def _scales_by_32(ctx: FileContext, left, operator: str, right) -> bool:
+    """`x * 32`, `32 * x`, `x << 5`, the 32 (or 5) written as a literal."""
+    if operator == "<<":
+        return right.type == "number_literal" and int_value(right, ctx.source) == 5
+    return (left.type == "number_literal" and int_value(left, ctx.source) == 32) or (
+        right.type == "number_literal" and int_value(right, ctx.source) == 32
+    )
+
+
+def _sum_around(node: tree_sitter.Node) -> tree_sitter.Node:
+    """`q * 32 + r` (or `|`) around the product `q * 32`, or the product alone."""
+    outer = node.parent
+    while outer is not None and outer.type == "parenthesized_expression":
+        outer = outer.parent
+    if outer is not None and outer.type == "binary_expression":
+        operator = outer.child_by_field_name("operator")
+        if operator is not None and operator.type in ("+", "|"):
+            return outer
+    return node
 
 
 # what is the warp width whatever its value: `warpSize`, ggml's `warp_size` template parameter and
@@ -1897,71 +1957,121 @@ def _fed_to_network(finding: Finding, callee: str) -> Finding:
 
 
 def _outside_calls_fed(ctx: FileContext, at: int) -> list[str]:
-    """The functions, defined outside the file, whose calls the value at `at` feeds (_fed_spans)."""
-    node = ctx.parsed.root.descendant_for_byte_range(at, at + 1)
-    function = ctx.device.function_of(node) if node is not None else None
-    if function is None or function.node is None:
+    """The functions, defined outside the file, whose calls the lane math at `at` feeds: through a
+    call's arguments or the header of a loop around it (the loop that hands each group its chunk)."""
+    flow = _lane_flow(ctx, at)
+    if flow is None:
         return []
-    fed = ctx.once(f"outside calls fed {function.node.id}", lambda: _fed_spans(ctx, function))
-    return sorted({callee for callee, spans in fed for start, end in spans if start <= at < end})
+    return sorted({callee for callee, region in _outside_calls(ctx, flow.function) if flow.reaches(region)})
 
 
-def _fed_spans(ctx: FileContext, function) -> list[tuple[str, list[tuple[int, int]]]]:
-    """(callee, spans) for each call the function makes to a function the file does not define:
-    the spans of what its value depends on within the function, which are its arguments, the
-    headers of the loops around it (the loop that hands each group its chunk), and, a name at a
-    time, the values the function binds to the names those read."""
-    defined = ctx.once("defined function names", lambda: {short_name(i.name) for i in ctx.device.functions})
-    found = []
-    for name, call in ctx.device.calls_inside(function.node):
-        callee = short_name(name)
-        if not callee or callee.startswith("__") or callee in defined or name in SHUFFLE_CALLS:
-            continue
-        regions = [call.child_by_field_name("arguments"), *_loop_headers(call, function.node)]
-        regions = [region for region in regions if region is not None]
-        found.append((callee, _with_bound_values(ctx, function, regions)))
-    return found
+def _outside_calls(ctx: FileContext, function) -> list[tuple[str, _Region]]:
+    """(callee, region) of each call the function makes to a function the file does not define: the
+    region is the call's arguments and the headers of the loops around it, with the names they read."""
+
+    def find() -> list[tuple[str, _Region]]:
+        defined = ctx.once("defined function names", lambda: {short_name(i.name) for i in ctx.device.functions})
+        loops: dict[int, frozenset[str]] = {}  # a loop's header names, read once for the calls it holds
+        found = []
+        for name, call in ctx.device.calls_inside(function.node):
+            callee = short_name(name)
+            arguments = call.child_by_field_name("arguments")
+            if not callee or callee.startswith("__") or callee in defined or name in SHUFFLE_CALLS or arguments is None:
+                continue
+            names = set(IDENT.findall(ctx.source.text(arguments.start_byte, arguments.end_byte)))
+            for loop in _loops_around(call, function.node):
+                if loop.id not in loops:
+                    loops[loop.id] = frozenset(_header_names(ctx, loop))
+                names |= loops[loop.id]
+            found.append((callee, _Region(arguments.start_byte, arguments.end_byte, frozenset(names))))
+        return found
+
+    return ctx.once(f"outside calls {function.node.id}", find)
 
 
-def _loop_headers(node: tree_sitter.Node, function: tree_sitter.Node) -> list[tree_sitter.Node]:
-    headers = []
+def _loops_around(node: tree_sitter.Node, function: tree_sitter.Node) -> Iterable[tree_sitter.Node]:
     loop = enclosing(node, ("for_statement", "while_statement"))
     while loop is not None and function.start_byte <= loop.start_byte:
-        body = loop.child_by_field_name("body")
-        headers += [child for child in loop.children if body is None or child.id != body.id]
+        yield loop
         loop = enclosing(loop, ("for_statement", "while_statement"))
-    return headers
 
 
-def _with_bound_values(ctx: FileContext, function, regions: list[tree_sitter.Node]) -> list[tuple[int, int]]:
-    """The regions' spans, and those of the values bound, in a block around the region that reads
-    it, to each name a region reads (a name two blocks each declare is two variables)."""
-    spans, seen, pending = [], set(), list(regions)
-    while pending:
-        region = pending.pop()
-        spans.append((region.start_byte, region.end_byte))
-        around = _blocks_around(region)
-        for identifier in identifiers_in(region):
-            name = ctx.source.text(identifier.start_byte, identifier.end_byte)
-            for value in ctx.device.values_bound(function, name):
-                if value.id not in seen and _block_of(value) in around:
-                    seen.add(value.id)
-                    pending.append(value)
-    return spans
+def _header_names(ctx: FileContext, loop: tree_sitter.Node) -> set[str]:
+    body = loop.child_by_field_name("body")
+    end = body.start_byte if body is not None else loop.end_byte
+    return set(IDENT.findall(ctx.source.text(loop.start_byte, end)))
 
 
-def _blocks_around(node: tree_sitter.Node) -> set[int | None]:
-    blocks = {None}
-    while node is not None:
-        if node.type == "compound_statement":
-            blocks.add(node.id)
-        node = node.parent
-    return blocks
+@dataclasses.dataclass(frozen=True)
+class _Region:
+    """Code a value may flow into, and the names it reads."""
+
+    start: int
+    end: int
+    names: frozenset[str]
+
+    @classmethod
+    def of(cls, ctx: FileContext, node: tree_sitter.Node) -> _Region:
+        text = ctx.source.text(node.start_byte, node.end_byte)
+        return cls(node.start_byte, node.end_byte, frozenset(IDENT.findall(text)))
 
 
-def _block_of(node: tree_sitter.Node) -> int | None:
-    block = enclosing(node, ("compound_statement",))
-    return block.id if block is not None else None
+@dataclasses.dataclass(frozen=True)
+class _LaneFlow:
+    """Where the value of the lane math at `at` goes within its function: the name it is bound
+    to and the names bound from those, visible within the block of its binding (a name two
+    blocks each declare is two variables)."""
+
+    function: object
+    at: int
+    names: frozenset[str]
+    block: tuple[int, int]
+
+    def reaches(self, region: _Region) -> bool:
+        if region.start <= self.at < region.end:
+            return True
+        return self.block[0] <= region.start < self.block[1] and not self.names.isdisjoint(region.names)
+
+
+def _lane_flow(ctx: FileContext, at: int) -> _LaneFlow | None:
+    def find() -> _LaneFlow | None:
+        node = ctx.parsed.root.descendant_for_byte_range(at, at + 1)
+        function = ctx.device.function_of(node) if node is not None else None
+        if function is None or function.node is None:
+            return None
+        name, binding = _bound_name(ctx, node)
+        if name is None:
+            return _LaneFlow(function, at, frozenset(), (at, at))
+        readers = ctx.device.readers(function)
+        reached, pending = {name}, [name]
+        while pending:
+            for reader in readers.get(pending.pop(), ()):
+                if reader not in reached:
+                    reached.add(reader)
+                    pending.append(reader)
+        block = enclosing(binding, ("compound_statement",)) or function.node
+        return _LaneFlow(function, at, frozenset(reached), (block.start_byte, block.end_byte))
+
+    return ctx.once(f"lane flow {at}", find)
+
+
+_STATEMENTS = frozenset({
+    "expression_statement", "compound_statement", "for_statement", "if_statement", "while_statement",
+    "return_statement", "function_definition",
+})  # fmt: skip
+
+
+def _bound_name(ctx: FileContext, node: tree_sitter.Node) -> tuple[str | None, tree_sitter.Node | None]:
+    """The variable whose initialiser or plain assignment holds `node`, and that binding."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in _STATEMENTS:
+        field = "value" if parent.type == "init_declarator" else "right" if parent.type == "assignment_expression" else None
+        target = parent.child_by_field_name("declarator" if field == "value" else "left") if field else None
+        value = parent.child_by_field_name(field) if field else None
+        if target is not None and target.type == "identifier" and value is not None and value.id == child.id:
+            return ctx.source.text(target.start_byte, target.end_byte), parent
+        child, parent = parent, parent.parent
+    return None, None
 
 
 def _shuffles_only_by_xor(ctx: FileContext, loop: tree_sitter.Node) -> bool:
