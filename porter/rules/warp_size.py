@@ -1953,7 +1953,6 @@ def _fed_to_network(finding: Finding, callee: str) -> Finding:
     return dataclasses.replace(
         finding,
         fix=FixKind.SUGGESTED,
-        edits=finding.edits,
         message=f"{finding.message}; but it feeds `{short_name(callee)}`, a 32-lane network of the project (xor shuffles combined by the lane's bit of the offset) that each half of a wave64 wavefront runs on its own as written: its 32 counts the network's lane groups, widen it only with the network and the data it transforms",
     )
 
@@ -2067,7 +2066,9 @@ def _bound_name(ctx: FileContext, node: tree_sitter.Node) -> tuple[str | None, t
     """The variable whose initialiser or plain assignment holds `node`, and that binding."""
     child, parent = node, node.parent
     while parent is not None and parent.type not in _STATEMENTS:
-        field = "value" if parent.type == "init_declarator" else "right" if parent.type == "assignment_expression" else None
+        field = (
+            "value" if parent.type == "init_declarator" else "right" if parent.type == "assignment_expression" else None
+        )
         target = parent.child_by_field_name("declarator" if field == "value" else "left") if field else None
         value = parent.child_by_field_name(field) if field else None
         if target is not None and target.type == "identifier" and value is not None and value.id == child.id:
