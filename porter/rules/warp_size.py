@@ -24,6 +24,7 @@ from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.device import (
     IDENT,
     SHUFFLE_CALLS,
+    FunctionInfo,
     VarClass,
     binary_parts,
     call_arguments,
@@ -1977,8 +1978,8 @@ def _outside_calls(ctx: FileContext, function) -> list[tuple[str, _Region]]:
         for name, call in ctx.device.calls_inside(function.node):
             callee = short_name(name)
             arguments = call.child_by_field_name("arguments")
-            if not callee or callee.startswith("__") or callee in defined or name in SHUFFLE_CALLS or arguments is None:
-                continue
+            if not callee or callee.startswith("__") or callee in defined or arguments is None:
+                continue  # `__` names are CUDA's own (the shuffles among them), never a project's network
             names = set(IDENT.findall(ctx.source.text(arguments.start_byte, arguments.end_byte)))
             for loop in _loops_around(call, function.node):
                 if loop.id not in loops:
@@ -2023,7 +2024,7 @@ class _LaneFlow:
     to and the names bound from those, visible within the block of its binding (a name two
     blocks each declare is two variables)."""
 
-    function: object
+    function: FunctionInfo
     at: int
     names: frozenset[str]
     block: tuple[int, int]
@@ -2062,17 +2063,19 @@ _STATEMENTS = frozenset({
 })  # fmt: skip
 
 
+# the (name, value) fields of a binding: `int w = v`, `w = v`
+_BINDING_FIELDS = {"init_declarator": ("declarator", "value"), "assignment_expression": ("left", "right")}
+
+
 def _bound_name(ctx: FileContext, node: tree_sitter.Node) -> tuple[str | None, tree_sitter.Node | None]:
     """The variable whose initialiser or plain assignment holds `node`, and that binding."""
     child, parent = node, node.parent
     while parent is not None and parent.type not in _STATEMENTS:
-        field = (
-            "value" if parent.type == "init_declarator" else "right" if parent.type == "assignment_expression" else None
-        )
-        target = parent.child_by_field_name("declarator" if field == "value" else "left") if field else None
-        value = parent.child_by_field_name(field) if field else None
-        if target is not None and target.type == "identifier" and value is not None and value.id == child.id:
-            return ctx.source.text(target.start_byte, target.end_byte), parent
+        fields = _BINDING_FIELDS.get(parent.type)
+        if fields is not None:
+            target, value = (parent.child_by_field_name(field) for field in fields)
+            if target is not None and target.type == "identifier" and value is not None and value.id == child.id:
+                return ctx.source.text(target.start_byte, target.end_byte), parent
         child, parent = parent, parent.parent
     return None, None
 
