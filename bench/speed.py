@@ -4,7 +4,8 @@ For each tree of the development corpus (fetched from PyPI, SHA-256 checked, nev
 - hipify_python (torch 2.13, one process, writing to a temporary directory; its import excluded);
 - porter scan and porter convert as a user runs them (`python -m porter …`, default flags, start-up
   included), cold (empty cache) and warm (the same unchanged tree again); and scan cold with
-  `--deep never`, whose difference from the default is what libclang costs.
+  `--deep never`, whose difference from the default is what libclang costs, and on one core
+  (`-j 1`), whose difference is what the other cores buy.
 Each run is a fresh process; its peak resident memory comes from the kernel (wait4).
 Throughput is lines and megabytes per second of the tree's C-family sources; the ratio is
 porter's throughput over hipify's (above 1: porter is faster).
