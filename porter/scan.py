@@ -44,10 +44,10 @@ from porter.suppress import apply_suppressions
 
 UNREADABLE_PREFIXES = ("cannot read", "cannot decode")
 BINARY_PROBE = 8192  # bytes looked at for NULs (git and grep look at as many)
-# Below this many files, or this many bytes, a process pool costs more than it saves: on two cores
-# torch-scatter's 27 files (108 KB) scan in the same wall time either way, llama.cpp's ggml-cuda
-# (1.1 MB) in 1.25 s with the pool and 1.7 s without.
-PARALLEL_THRESHOLD = 24
+# A process pool pays off where the other workers can take this many bytes off the busiest one:
+# on two cores torch-scatter's 27 files (108 KB) scan in the same wall time either way, llama.cpp's
+# ggml-cuda (1.1 MB) in 1.25 s with the pool and 1.7 s without. What can be taken off counts, not
+# how many files there are: flashinfer's generated MoE kernels are 14 files of 6 MB.
 PARALLEL_BYTES = 192 * 1024
 
 
@@ -558,7 +558,7 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
     run_cache = _RunCache(paths, config, deep, cap) if use_cache else None
     # a tree with no earlier results to reuse starts its workers now: they warm up while the
     # project's headers are read here
-    parallel = _worth_a_pool(jobs, len(items), _sizes_on_disk(discovery.files))
+    parallel = _worth_a_pool(jobs, _sizes_on_disk(discovery.files))
     pool = _pool(jobs) if parallel and not (run_cache and run_cache.entries) else None
     if pool is not None:
         pool.submit(_ready)
@@ -572,7 +572,7 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
         for i in range(len(items)) if progress else ():
             if results[i] is not None:
                 progress(items[i][0].rel)
-        if _worth_a_pool(jobs, len(missing), (contents[i].size for i in missing if contents[i] is not None)):
+        if _worth_a_pool(jobs, (contents[i].size for i in missing if contents[i] is not None)):
             pool = pool or _pool(jobs)
             _analyze_in_pool(pool, items, missing, contents, results, (config, deep, cap, constants), jobs, progress)
         else:
@@ -608,17 +608,17 @@ def _sizes_on_disk(files: list[DiscoveredFile]) -> Iterator[int]:
             continue  # the file's own analysis reports it
 
 
-def _worth_a_pool(jobs: int, files: int, sizes: Iterable[int]) -> bool:
-    """Two cores or more, and PARALLEL_THRESHOLD files holding PARALLEL_BYTES: their sizes are
-    counted only until they do (a large tree stops early), and not at all for a few files."""
-    return jobs > 1 and files >= PARALLEL_THRESHOLD and _enough_bytes(sizes)
-
-
-def _enough_bytes(sizes: Iterable[int]) -> bool:
-    total = 0
+def _worth_a_pool(jobs: int, sizes: Iterable[int]) -> bool:
+    """Two cores or more, and work to share: the bytes the other workers would take off the busiest
+    one (all but the largest file, or all but an even share, whichever is less) reach
+    PARALLEL_BYTES. That figure never falls as files are added, so sizes are read only until it
+    does (a large tree stops early)."""
+    if jobs < 2:
+        return False
+    total = largest = files = 0
     for size in sizes:
-        total += size
-        if total >= PARALLEL_BYTES:
+        total, largest, files = total + size, max(largest, size), files + 1
+        if files >= 2 and min(total - largest, total - total / jobs) >= PARALLEL_BYTES:
             return True
     return False
 

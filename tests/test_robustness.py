@@ -77,12 +77,12 @@ def test_parallel_and_serial_scans_agree():
     serial = scan([CORPUS], Config(), jobs=1, deep=Deep.NEVER)
     from porter import scan as scan_module
 
-    threshold, size = scan_module.PARALLEL_THRESHOLD, scan_module.PARALLEL_BYTES
-    scan_module.PARALLEL_THRESHOLD, scan_module.PARALLEL_BYTES = 1, 0
+    size = scan_module.PARALLEL_BYTES
+    scan_module.PARALLEL_BYTES = 0
     try:
         parallel = scan([CORPUS], Config(), jobs=2, deep=Deep.NEVER)
     finally:
-        scan_module.PARALLEL_THRESHOLD, scan_module.PARALLEL_BYTES = threshold, size
+        scan_module.PARALLEL_BYTES = size
     assert [f.to_json() for f in parallel.findings] == [f.to_json() for f in serial.findings]
 
 
