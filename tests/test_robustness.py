@@ -86,6 +86,21 @@ def test_parallel_and_serial_scans_agree():
     assert [f.to_json() for f in parallel.findings] == [f.to_json() for f in serial.findings]
 
 
+def test_a_pool_is_started_where_other_workers_can_take_work_off_the_busiest():
+    from porter.scan import PARALLEL_BYTES, _worth_a_pool
+
+    kib = 1024
+    # flashinfer's generated MoE kernels: 14 files of 6 MB, 8 of them 460-880 KB
+    generated = [880 * kib] * 3 + [722 * kib] * 3 + [537 * kib, 463 * kib] + [72 * kib] * 6
+    assert _worth_a_pool(2, generated)
+    assert not _worth_a_pool(1, generated)  # -j 1
+    assert not _worth_a_pool(8, [4 * 1024 * kib])  # one large file: nothing to share
+    assert not _worth_a_pool(2, [4 * kib] * 27)  # torch-scatter: 27 files of 108 KB
+    # a large file beside a small one: the second worker takes only the small one off the first
+    assert not _worth_a_pool(2, [2 * 1024 * kib, PARALLEL_BYTES - 1])
+    assert _worth_a_pool(2, [2 * 1024 * kib, PARALLEL_BYTES])
+
+
 @pytest.mark.network
 @pytest.mark.slow
 def test_real_package_from_pypi_scans_without_a_crash():
