@@ -49,6 +49,15 @@ def load_pack(pack: str) -> dict[str, dict]:
     return entries if isinstance(entries, dict) else {}
 
 
-def store_pack(pack: str, entries: dict[str, dict]) -> None:
-    """One run's entries, in one file: written once, by the main process, after the run."""
-    write_cache_entry(_path(pack), json.dumps(entries, separators=(",", ":"), check_circular=False).encode())
+def encode_entry(entry: dict) -> str:
+    """One file's entry as its pack holds it. A scan's workers encode the entries of the files they
+    analyse, in parallel, and the main process only joins them (store_pack): encoded there, a
+    flashinfer run's entries cost it 0.09 s after the analysis, with both cores idle."""
+    return json.dumps(entry, separators=(",", ":"), check_circular=False)
+
+
+def store_pack(pack: str, entries: dict[str, str]) -> None:
+    """One run's entries (entry key -> encode_entry's text), in one file: written once, by the main
+    process, after the run."""
+    text = "{" + ",".join(f"{json.dumps(key)}:{entry}" for key, entry in entries.items()) + "}"
+    write_cache_entry(_path(pack), text.encode())

@@ -157,6 +157,10 @@ def _to_cache(result: FileResult) -> dict:
     }
 
 
+def _encoded(result: FileResult) -> str:
+    return scan_cache.encode_entry(_to_cache(result))
+
+
 def _from_cache(file: DiscoveredFile, cached: dict) -> FileResult:
     return FileResult(
         rel=file.rel,
@@ -451,9 +455,11 @@ class _RunCache:
         except (KeyError, TypeError, ValueError):  # an entry damaged on disk: analysed again
             return None
 
-    def store(self, results: list[FileResult]) -> None:
+    def store(self, results: list[FileResult], encoded: dict[int, str]) -> None:
+        """The results' entries; `encoded` holds those a worker encoded already, by file index."""
         entries = {
-            key: _to_cache(result) for key, result in zip(self.keys, results, strict=True)
+            key: encoded.get(index) or _encoded(result)
+            for index, (key, result) in enumerate(zip(self.keys, results, strict=True))
             if key is not None and result.error is None
         }  # fmt: skip
         scan_cache.store_pack(self.pack, entries)
@@ -513,13 +519,15 @@ def _ready() -> None:
     """Nothing: submitted to start the workers (they start at the first task)."""
 
 
-# What every file of a run shares (config, deep, cap, project constants): one tuple, which each
-# chunk of tasks carries once (pickle writes an object a chunk holds twice once).
-def _analyze_in_worker(item: tuple[DiscoveredFile, list[str] | None, tuple]) -> FileResult:
-    file, extra_args, (config, deep, cap, constants) = item
+# What every file of a run shares (config, deep, cap, project constants, whether the run caches its
+# results): one tuple, which each chunk of tasks carries once (pickle writes an object a chunk holds
+# twice once).
+def _analyze_in_worker(item: tuple[DiscoveredFile, list[str] | None, tuple]) -> tuple[FileResult, str | None]:
+    """The file's result and, where the run caches it, its cache entry, encoded here (encode_entry)."""
+    file, extra_args, (config, deep, cap, constants, caching) = item
     result = analyze_file(file, config, deep, extra_args, cap, constants, alone=False)
     gc.collect(1)  # the file's cycles (a context and the facts that point back at it), once it is done
-    return result
+    return result, _encoded(result) if caching and result.error is None else None
 
 
 def scan(
@@ -572,9 +580,11 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
         for i in range(len(items)) if progress else ():
             if results[i] is not None:
                 progress(items[i][0].rel)
+        encoded: dict[int, str] = {}  # cache entries the workers encoded, by file index
         if _worth_a_pool(jobs, (contents[i].size for i in missing if contents[i] is not None)):
             pool = pool or _pool(jobs)
-            _analyze_in_pool(pool, items, missing, contents, results, (config, deep, cap, constants), jobs, progress)
+            run = (config, deep, cap, constants, run_cache is not None)
+            encoded = _analyze_in_pool(pool, items, missing, contents, results, run, jobs, progress)
         else:
             for i in missing:
                 file, extra_args = items[i]
@@ -586,7 +596,7 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
         if pool is not None:
             pool.shutdown()
     if run_cache is not None and missing:
-        run_cache.store(results)  # unsettled, as analysed: settling depends on the other files
+        run_cache.store(results, encoded)  # unsettled, as analysed: settling depends on the other files
     settle_project(results)
     return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)
 
@@ -623,14 +633,21 @@ def _worth_a_pool(jobs: int, sizes: Iterable[int]) -> bool:
     return False
 
 
-def _analyze_in_pool(pool, items, missing: list[int], contents, results: list, run: tuple, jobs: int, progress) -> None:
-    """The `missing` files' results, analysed by the pool's workers, into `results`."""
+def _analyze_in_pool(
+    pool, items, missing: list[int], contents, results: list, run: tuple, jobs: int, progress
+) -> dict[int, str]:
+    """The `missing` files' results, analysed by the pool's workers, into `results`; returned, the
+    cache entries the workers encoded, by file index."""
+    encoded: dict[int, str] = {}
     # largest files first, in small chunks: a 250 KB header left to the end would keep one core
     # busy while the others wait (the results come back in discovery order all the same)
     by_size = sorted(missing, key=lambda i: -(contents[i].size if contents[i] else 0))
     ordered = [(*items[i], run) for i in by_size]
     chunks = pool.map(_analyze_in_worker, ordered, chunksize=max(1, len(missing) // (jobs * 32)))
-    for index, result in zip(by_size, chunks, strict=True):
+    for index, (result, entry) in zip(by_size, chunks, strict=True):
         results[index] = result
+        if entry is not None:
+            encoded[index] = entry
         if progress:
             progress(result.rel)
+    return encoded
