@@ -94,10 +94,24 @@ def test_gfx950_is_reported_unavailable(built):
     assert unit["status"] == "unavailable" and "LLVM 20" in unit["diagnostic"]
 
 
-def test_a_warm_rebuild_comes_from_the_cache(tmp_path, monkeypatch):
+def _cache_with_the_toolchains(tmp_path):
+    """An empty build cache beside the toolchains `porter setup` provisioned (linked, not copied):
+    the build looks both up under PORTER_CACHE."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for entry in toolchains.cache_dir().iterdir():
+        if entry.is_dir() and entry.name not in ("build", "scan"):
+            (cache / entry.name).symlink_to(entry)
+    return cache
+
+
+def test_a_warm_rebuild_comes_from_the_cache(tmp_path, monkeypatch, request):
     require_nvcc()
     require_hip()
-    monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PORTER_CACHE", str(_cache_with_the_toolchains(tmp_path)))
+    # looked up again in the new cache, as a run would, and forgotten after: its paths are this test's
+    toolchains.find_hip_toolchain.cache_clear()
+    request.addfinalizer(toolchains.find_hip_toolchain.cache_clear)
     args = ["build", str(CORPUS / "build"), "--target", "sm_90", "--target", "gfx942", "--format", "json"]
     first = json.loads(runner.invoke(app, args).stdout)
     second = json.loads(runner.invoke(app, args).stdout)
