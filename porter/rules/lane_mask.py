@@ -372,7 +372,8 @@ def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
         type_text = re.sub(r"\s+", " ", ctx.source.text(type_node.start_byte, type_node.end_byte)).strip()
         if not THIRTY_TWO_BIT_TYPES.match(type_text):
             continue
-        for declarator in declaration.named_children:
+        for index in range(declaration.named_child_count):  # not named_children: kept on the node (device.py)
+            declarator = declaration.named_child(index)
             value = declarator.child_by_field_name("value") if declarator.type == "init_declarator" else None
             if value is None:
                 continue
