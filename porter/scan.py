@@ -625,10 +625,10 @@ def _worth_a_pool(jobs: int, sizes: Iterable[int]) -> bool:
     does (a large tree stops early)."""
     if jobs < 2:
         return False
-    total = largest = files = 0
+    total = largest = 0
     for size in sizes:
-        total, largest, files = total + size, max(largest, size), files + 1
-        if files >= 2 and min(total - largest, total - total / jobs) >= PARALLEL_BYTES:
+        total, largest = total + size, max(largest, size)
+        if total > largest and min(total - largest, total - total / jobs) >= PARALLEL_BYTES:
             return True
     return False
 

@@ -633,7 +633,7 @@ class DeviceFacts:
         grouped: dict[str, list] = defaultdict(list)
         for node in captures("(binary_expression) @b", self.root).get("b", []) if self.root is not None else []:
             # child(i), not `children`: py-tree-sitter keeps the list `children` returns on the node,
-            # and the index keeps every node (20 MB over one 4 MB generated file)
+            # and the index keeps every node (10 MB of peak over one 4 MB generated file)
             operator = node.child(1) if node.child_count == 3 else None
             if operator is not None and not operator.is_named:  # left, operator, right: no comment between
                 left, right = node.child(0), node.child(2)
