@@ -16,7 +16,7 @@ runner = CliRunner()
 KERNEL = """#include <cuda_runtime.h>
 __global__ void k(float* x) {
   int lane = threadIdx.x & 31;
-  x[lane] = 0.0f;
+  x[lane] = warpSize;  // the wavefront's width beside a lane taken in 32
 }
 void run(float* x) { cudaDeviceSynchronize(); k<<<1, 64>>>(x); }
 """
@@ -47,11 +47,13 @@ def test_the_baseline_absorbs_old_findings_and_a_new_one_fails(tmp_path):
     assert runner.invoke(app, ["check", str(root), "--baseline", str(baseline)]).exit_code == 0
     # unrelated edits move every line: the baseline still holds
     (root / "k.cu").write_text(
-        "// a new header comment\n\n" + KERNEL.replace("x[lane] = 0.0f;", "x[lane] = 1.0f;  // tweak")
+        "// a new header comment\n\n" + KERNEL.replace("x[lane] = warpSize;", "x[lane] = warpSize + 1;")
     )
     assert runner.invoke(app, ["check", str(root), "--baseline", str(baseline)]).exit_code == 0
     # a new hazard fails, and is the only one listed
-    (root / "k.cu").write_text(KERNEL + "__global__ void j(int* y) { int warp = threadIdx.x >> 5; y[warp] = 1; }\n")
+    (root / "k.cu").write_text(
+        KERNEL + "__global__ void j(int* y) { int warp = threadIdx.x >> 5; y[warp] = warpSize; }\n"
+    )
     result = runner.invoke(app, ["check", str(root), "--baseline", str(baseline), "--format", "json"])
     assert result.exit_code == 1
     report = json.loads(result.stdout)

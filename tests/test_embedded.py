@@ -174,10 +174,10 @@ def test_suppressions_are_read_in_the_strings_and_in_python_comments(tmp_path):
         '    "__global__ void k(float* x) {\\n"\n'
         '    "  int lane = threadIdx.x & 31;\\n"  # porter: ignore[WRP001]\n'
         '    "  x[lane] = x[threadIdx.x % 32];  // porter: ignore[WRP001]\\n"\n'
-        '    "  { int lane = threadIdx.x & 31; x[lane] = 0.f; }\\n"\n'
+        '    "  { int lane = threadIdx.x & 31; x[lane] = warpSize; }\\n"\n'
         '    "}\\n"\n'
         ")\n"
-    )
+    )  # `warpSize` asks for the wavefront: the lanes taken with 31 beside it are a 32-lane assumption
     result = scan([tmp_path], Config(), jobs=1)
     assert [(f.line, f.rule) for f in result.findings] == [(2, "EMB001"), (5, "WRP001")]
     assert sorted(f.line for f in result.files[0].suppressed) == [3, 4]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-KERNEL = b"__global__ void k(int *out) { int lane = threadIdx.x % 32; out[threadIdx.x] = lane; }\n"
+KERNEL = b"__global__ void k(int *out) { int lane = threadIdx.x % 32; out[threadIdx.x] = lane * warpSize; }\n"
 BALLOT = b"__global__ void v(unsigned *o, int p) { unsigned m = __ballot_sync(0xffffffff, p); o[0] = m; }\n"
 
 

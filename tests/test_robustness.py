@@ -121,7 +121,7 @@ def test_the_scan_cache_returns_the_same_results_and_follows_edits(tmp_path, mon
     monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
     tree = tmp_path / "tree"
     tree.mkdir()
-    (tree / "a.cu").write_text("__global__ void k(int* x) { int lane = threadIdx.x & 31; x[lane] = 0; }\n")
+    (tree / "a.cu").write_text("__global__ void k(int* x) { int lane = threadIdx.x & 31; x[lane] = warpSize; }\n")
     first = scan([tree], Config(), jobs=1, use_cache=True)
     assert list((tmp_path / "cache" / "scan").rglob("*.json"))
     second = scan([tree], Config(), jobs=1, use_cache=True)
@@ -141,7 +141,7 @@ def test_a_warm_scan_analyses_only_the_files_that_changed(tmp_path, monkeypatch)
     tree = tmp_path / "tree"
     tree.mkdir()
     for name in ("a.cu", "b.cu", "c.cu"):
-        (tree / name).write_text(f"__global__ void {name[0]}(int* x) {{ x[threadIdx.x & 31] = 0; }}\n")
+        (tree / name).write_text(f"__global__ void {name[0]}(int* x) {{ x[threadIdx.x & 31] = warpSize; }}\n")
     analysed = []
     real = scan_module._analyze
     monkeypatch.setattr(

@@ -27,15 +27,22 @@ K = "__global__ void k(float* x) {{ {} }}"
 D = "__device__ float f(float v, int lane) {{ {} }}"
 
 CASES = [
-    # warp-size: lane and warp arithmetic on thread indices
-    (K.format("int lane = threadIdx.x & 31; x[lane] = 0;"), ["WRP001"]),
+    # warp-size: lane and warp arithmetic on thread indices, in kernels whose warp operations reach
+    # across a 64-lane wavefront's halves (a shuffle down or up, a broadcast, a vote, `warpSize`)
+    (K.format("int lane = threadIdx.x & 31; x[lane] = __shfl_up(x[lane], 1);"), ["WRP001"]),
     (K.format("int w = threadIdx.x / 32; x[w] = __shfl_down(x[w], 1);"), ["WRP001"]),
-    (K.format("int warp = threadIdx.x / 32; x[warp] = 0;"), ["WRP001"]),
+    (K.format("int warp = threadIdx.x / 32; x[warp] = warpSize;"), ["WRP001"]),
     (K.format("int t = threadIdx.x; int l = t % 32; x[l] = __shfl(x[l], 0);"), ["WRP001"]),
     # a 2-D mapping of a block with no warp-level code is the same on any wavefront
     (K.format("int row = threadIdx.x / 32, col = threadIdx.x % 32; x[row * 33 + col] = 0;"), []),
-    (K.format("int t = threadIdx.x; int u = t; int wid = u >> 5; x[wid] = 0;"), ["WRP001"]),
-    (K.format("int i = threadIdx.x & 0x1f; x[i] = __shfl_xor(x[i], 1);"), ["WRP001"]),
+    (K.format("int t = threadIdx.x; int u = t; int wid = u >> 5; x[wid] = __any(x[wid] > 0);"), ["WRP001"]),
+    (K.format("int i = threadIdx.x & 0x1f; x[i] = __shfl_up(x[i], 1);"), ["WRP001"]),
+    # ... and with no warp operation, or only a butterfly within 32 lanes, the 32s group threads as
+    # they do on NVIDIA: each half of a wavefront does what one NVIDIA warp does, right as written
+    (K.format("int lane = threadIdx.x & 31; x[lane] = 0;"), []),
+    (K.format("int warp = threadIdx.x / 32; x[warp] = 0;"), []),
+    (K.format("int t = threadIdx.x; int u = t; int wid = u >> 5; x[wid] = 0;"), []),
+    (K.format("int i = threadIdx.x & 0x1f; x[i] = __shfl_xor(x[i], 1);"), []),
     # ... and the 32s that are not warps
     (K.format("int n = 1000; int words = n / 32; x[0] = words;"), []),
     (K.format("unsigned h = 12345u; x[h & 31] = 0;"), []),
@@ -94,11 +101,17 @@ CASES = [
     # warpSize where a constant expression is needed
     (K.format("__shared__ float s[warpSize]; s[0] = 0;"), ["WRP009"]),
     (K.format("int n = warpSize; x[0] = n;"), []),
+    # warps counted from a block's threads, in a kernel that broadcasts across the wavefront, and in
+    # one with no warp operation (its warps of 32 are groups of threads, as on NVIDIA)
     (
-        K.format("constexpr int kBlockThreads = 256; constexpr int kWarps = kBlockThreads / 32; x[kWarps] = 0;"),
+        K.format(
+            "constexpr int kBlockThreads = 256; constexpr int kWarps = kBlockThreads / 32; x[kWarps] = __shfl(x[0], 0);"
+        ),
         ["WRP001"],
     ),
-    (K.format("int warps = (blockDim.x + 31) / 32; x[warps] = 0;"), ["WRP001"]),
+    (K.format("int warps = (blockDim.x + 31) / 32; x[warps] = __shfl(x[0], 0);"), ["WRP001"]),
+    (K.format("constexpr int kBlockThreads = 256; constexpr int kWarps = kBlockThreads / 32; x[kWarps] = 0;"), []),
+    (K.format("int warps = (blockDim.x + 31) / 32; x[warps] = 0;"), []),
     # matrix, with the wmma names brought in by a using-directive
     (
         "using namespace nvcuda::wmma;\n"

@@ -99,6 +99,38 @@ def test_a_call_to_a_project_function_with_32s_of_its_own_keeps_the_kernel_wide(
     assert ("k.cu", "WRP001") in {(f.file, f.rule) for f in found}
 
 
+GROUP_SLOTS = (CORPUS / "emulate" / "group_slots.cu").read_text()
+
+
+def test_a_kernel_with_no_warp_operation_keeps_its_32s(tmp_path):
+    """corpus/emulate/group_slots.cu counts its threads in 32s and reads no lane of a warp: each
+    32-thread group does on wave64 what it does on NVIDIA. porter at 62abe92 widened its `% 32`
+    (the CPU device fails that port at 64 lanes: planted/group_slots_widened.cu)."""
+    assert rules_by_line(tmp_path, GROUP_SLOTS) == []
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # it asks for the wavefront: its 32s beside `warpSize` are a 32-lane assumption
+        ("(threadIdx.x & 31) >> 2;", "(threadIdx.x & 31) >> 2 | warpSize;"),
+        # a broadcast from lane 0 reads across the halves of a wavefront
+        ("slot[group] = x[blockIdx.x * blockDim.x + threadIdx.x];",
+         "slot[group] = __shfl_sync(0xffffffff, x[blockIdx.x * blockDim.x + threadIdx.x], 0);"),
+        # a function porter does not see, whose name says it works across the warp
+        ("slot[group] = x[blockIdx.x * blockDim.x + threadIdx.x];",
+         "slot[group] = warp_sum(x[blockIdx.x * blockDim.x + threadIdx.x]);"),
+        # the host counts the grid in warps of 32 (WRP008 widens it): the kernel must widen with it
+        ("", "void run(const float* x, float* f, int* q, int n) { group_slots<<<n / 32 / 8, 256>>>(x, f, q); }\n"),
+    ],
+)  # fmt: skip
+def test_a_kernel_with_32s_and_a_warp_wide_question_is_widened(tmp_path, change):
+    before, after = change
+    assert before in GROUP_SLOTS
+    text = GROUP_SLOTS.replace(before, after, 1) if before else GROUP_SLOTS + after
+    assert {rule for _, rule in rules_by_line(tmp_path, text)} & {"WRP001", "WRP008"}
+
+
 def test_the_hadamard_port_keeps_the_chunk_layout_and_builds_for_both_vendors(tmp_path):
     path = tmp_path / HADAMARD.name
     path.write_bytes(HADAMARD.read_bytes())

@@ -55,4 +55,5 @@ _SCALE_SOURCE = (
 scale_rows = cupy.RawKernel(_SCALE_SOURCE, "scale_rows")
 
 # An f-string is read as the code it becomes: `{{` is a brace, `{value}` a name as long as the field.
-_TEMPLATE = f"__global__ void fill(float* x, int n) {{ for (int i = threadIdx.x % 32; i < n; i += 32) x[i] = {0}; }}"  # expect: WRP001 WRP005
+# (`warpSize` asks for the wavefront: the lanes counted with 32 beside it are its 32-lane assumption.)
+_TEMPLATE = f"__global__ void fill(float* x, int n) {{ for (int i = threadIdx.x % 32; i < n; i += 32) x[i] = {0} * warpSize; }}"  # expect: WRP001 WRP005

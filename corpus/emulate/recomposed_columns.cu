@@ -10,7 +10,7 @@ __global__ void column_sums(float* out, const float* slices, int columns, int sl
   int total_groups = columns / 32;
   int groups_in_grid = gridDim.x * blockDim.x / 32;
   int group = threadIdx.x / 32 + blockDim.x / 32 * blockIdx.x;
-  int lane = threadIdx.x % 32;  // expect: WRP001
+  int lane = threadIdx.x % 32;
   for (; group < total_groups; group += groups_in_grid) {
     int col = group * 32 + lane;
     float sum = 0.0f;

@@ -6,7 +6,8 @@
 //   `PORTER_LAUNCH_BOUNDS(128, 2)`, which the parser must still read as the kernel's bounds (as a
 //   macro it took it for the kernel's name, lost the rows and widened their 32s);
 // - a lane's bit offset, `(lane << 3) * 3`, divided by 32 to pick a 32-bit word: a stride of 24 a
-//   lane, not a lane of a warp, whether the lane is `% 32` or the port's `% PORTER_WARP_SIZE`.
+//   lane, not a lane of a warp. No warp operation reads the lane, so its `% 32` only groups the
+//   threads by 32, on wave64 as on NVIDIA: the port leaves it as written.
 __global__ void __launch_bounds__(128, 2) sum_rows(const float* x, float* y, int rows) {  // expect: LBD001
   const int row = blockIdx.x * 4 + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -17,7 +18,7 @@ __global__ void __launch_bounds__(128, 2) sum_rows(const float* x, float* y, int
 }
 
 __global__ void unpack_words(const unsigned* in, unsigned* out) {
-  const int lane = threadIdx.x % 32;  // expect: WRP001
+  const int lane = threadIdx.x % 32;
   const int bit = (lane << 3) * 3;
   const int word = (bit + 15) / 32;
   out[blockIdx.x * 1024 + threadIdx.x] = in[blockIdx.x * 96 + word] >> (bit & 31);

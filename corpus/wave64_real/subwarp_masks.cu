@@ -16,12 +16,13 @@ __global__ void votes_before_me(const int* keep, uint32_t* counts) {
   counts[index] = __popcll(up_to_me);
 }
 
-// Not lane masks: K low bits placed by nothing, and a 4-lane group mask kept below lane 32 (the
-// `& 31` that is its 32-lane assumption is another rule's question).
+// Not lane masks: K low bits placed by nothing, and a 4-lane group mask kept below bit 32. No warp
+// operation reads the lanes, so the `& 31` only groups threads by 32, right as written: widened to
+// `& 63`, the shift would pass the 32-bit mask's width.
 template <uint32_t K>
 __global__ void low_bits(uint32_t* out) {
   const uint32_t low = (1u << K) - 1;
-  const uint32_t quad = 15u << ((threadIdx.x & 31) & ~3);  // expect: WRP001
+  const uint32_t quad = 15u << ((threadIdx.x & 31) & ~3);
   out[threadIdx.x] = low & quad;
 }
 

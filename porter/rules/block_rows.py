@@ -140,9 +140,8 @@ def _find(ctx) -> BlockRows:
     if ctx.parsed.root is None:
         return BlockRows()
     launches_or_rows = ctx.project_row_launches or any(needle in data for needle in _NEEDLES)
-    bounded = b"__launch_bounds__" in data or _PORTED_BOUNDS in data
-    if not launches_or_rows and not bounded and b"blockDim" not in data:
-        return BlockRows()
+    # no launch, bound or block width in sight is no reason to stop: a kernel whose warp operations
+    # all stay within 32 lanes (or that has none) is one of rows whatever its launch
     kernels = {short_name(info.name): info for info in ctx.device.functions if info.is_kernel and info.node}
     if not kernels:
         return BlockRows()

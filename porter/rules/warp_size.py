@@ -60,9 +60,10 @@ LANE_ARITHMETIC = Rule(
     summary="Lane or warp id computed with a hard-coded 32",
     what="Finds `& 31`, `% 32`, `/ 32` and `>> 5` applied to thread indices and the variables built from them (lane ids, warp ids, warps per block). "
     "The fix is suggested, not automatic, where the value feeds a 32-lane network (xor shuffles combined by each lane's bit of the offset, a Hadamard butterfly: in the file, or by name in another file of the project) "
-    "or meets a literal 32 that rebuilds an index from the groups (`col = group * 32 + lane`): there the 32 is also the data's, and widening the lane math alone changes what the code computes.",
+    "or meets a literal 32 that rebuilds an index from the groups (`col = group * 32 + lane`): there the 32 is also the data's, and widening the lane math alone changes what the code computes. "
+    "A kernel whose warp operations all stay within 32 lanes, or that has none, is left as written: each 32-thread group does on a 64-lane wavefront what one NVIDIA warp does (porter.rules.within_rows).",
     why=WHY_WAVE64,
-    example="int lane = threadIdx.x & 31;\nint warp = threadIdx.x >> 5;",
+    example="int lane = threadIdx.x & 31;\nint warp = threadIdx.x >> 5;\nv = __shfl_down_sync(0xffffffff, v, 1);",
     use_instead=f"`int lane = threadIdx.x % {portable.WARP_SIZE}; int warp = threadIdx.x / {portable.WARP_SIZE};` where `{portable.WARP_SIZE}` is the compat header's per-architecture constant.",
 )
 

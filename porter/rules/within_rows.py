@@ -6,7 +6,11 @@ that width on either wavefront. A kernel whose warp operations are only these, a
 for the wavefront's width (`warpSize`, `__lane_id()`, a vote, a library collective), runs on wave64
 as two 32-lane warps to a wavefront, each doing exactly what one NVIDIA warp does: its lane and warp
 arithmetic (`threadIdx.x & 31`, `threadIdx.x / 32`), its per-warp slots and its loops over lanes are
-right as written. Only its masks must name the 64-bit wavefront's lanes (MSK001).
+right as written. Only its masks must name the 64-bit wavefront's lanes (MSK001). A kernel with no
+warp operation at all is the simplest such kernel: its `threadIdx.x / 32` and `% 32` only group
+threads, and each group does on wave64 what it does on NVIDIA. Widened, they change what it computes
+(a lane's `15u << (lane & ~3)` shifts past 32 bits; per-group slots sized for 32-thread groups
+leave half of them unwritten).
 
 Widening such a kernel is right only where each warp's share of the work widens with it. It does not
 where the share is fixed: exllamav3's Hadamard helpers (vendored by gptqmodel) give each warp a
@@ -57,24 +61,23 @@ _IDENT = re.compile(rb"[A-Za-z_]\w*")
 
 def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str], kept) -> bool:
     """Do `functions` (a kernel and the file's functions it reaches) keep every warp
-    operation within 32 lanes as written, with at least one shuffle among them? `defined` holds the
+    operation within 32 lanes as written? True too where they hold none: their lane and warp
+    arithmetic then only groups threads by 32, as it does on NVIDIA. `defined` holds the
     names of the file's functions (a call to any other is code porter does not see); `kept(name)` is
     the value of a constant porter leaves as written, None where it may widen it."""
     if any(_asks_for_the_wavefront(ctx, node) for node in functions):
         return False
     if any(kept(name) is None for node in functions for name in _warp_valued_names_in(ctx, node)):
         return False
-    shuffles = 0
     for function in functions:
         for name, call in ctx.device.calls_inside(function):
             short = name.rsplit("::", 1)[-1]
             if name in SHUFFLE_CALLS:
                 if not _within_32(ctx, name, call):
                     return False
-                shuffles += 1
             elif short not in defined and _may_reach_warp_operations(ctx, short):
                 return False
-    return shuffles > 0
+    return True
 
 
 def _asks_for_the_wavefront(ctx, function: tree_sitter.Node) -> bool:
