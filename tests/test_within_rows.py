@@ -120,6 +120,10 @@ def test_a_kernel_with_no_warp_operation_keeps_its_32s(tmp_path):
         # a function porter does not see, whose name says it works across the warp
         ("slot[group] = x[blockIdx.x * blockDim.x + threadIdx.x];",
          "slot[group] = warp_sum(x[blockIdx.x * blockDim.x + threadIdx.x]);"),
+        # a WMMA fragment's operations take the whole wavefront on AMD (porter_wmma.h), and so does a
+        # HIP port's wavefront builtin
+        ("__syncthreads();", "__syncthreads();\n  nvcuda::wmma::load_matrix_sync(frag, tile + group * 256, 16);"),
+        ("const int lane", "const int first = __builtin_amdgcn_readfirstlane(threadIdx.x);\n  const int lane"),
         # the host counts the grid in warps of 32 (WRP008 widens it): the kernel must widen with it
         ("", "void run(const float* x, float* f, int* q, int n) { group_slots<<<n / 32 / 8, 256>>>(x, f, q); }\n"),
     ],

@@ -22,8 +22,8 @@ threads of the grid take an item (`(blockIdx.x * blockDim.x + threadIdx.x) / 32`
 the blocks before counted from the block's width, `blockIdx.x * (blockDim.x / 32)` or a template
 width's `(THREADS / 32) * blockIdx.x`, beside the block's own warp index), which the host sizes in
 items, not warps (bitsandbytes' `(m + 3) / 4` blocks of 128). A kernel launched with any other
-width is not one, unless every warp operation it reaches stays within 32 lanes as written
-(porter.rules.within_rows): each 32-lane half of a wavefront then runs it as one NVIDIA warp.
+width is not one, unless every warp operation it reaches stays within 32 lanes as written, or it
+reaches none (porter.rules.within_rows): each 32-lane half of a wavefront then runs it as one NVIDIA warp.
 
 A file's device function that a row kernel of another file calls (project_row_callers: a kernel
 bounded at 32 threads, or launched with blocks 32 threads wide, read from the text in the scan's

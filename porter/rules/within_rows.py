@@ -49,6 +49,11 @@ _WAVEFRONT_WIDE = re.compile(
     rb"|%\s*64\b|&\s*(?:63|0x3[fF])\b|/\s*64\b|>>\s*6\b"  # lanes counted to 64: written for the wavefront
     rb")"
 )
+# operations the whole wavefront takes part in, found by bytes.find (a pattern's first bytes would
+# widen the lookahead above to common letters): WMMA's fragments (`wmma::`, `nvcuda::wmma`,
+# `rocwmma::`, or `load_matrix_sync` and `mma_sync` under a using-directive), which porter_wmma.h
+# runs on a 64-lane wavefront's MFMA, and a HIP port's wavefront builtins (DPP, swizzles, MFMA)
+_WAVEFRONT_COLLECTIVES = (b"wmma", b"_matrix_sync", b"mma_sync", b"__builtin_amdgcn_", b"__hip_move_dpp", b"__hip_ds_")
 # a call into code the file does not hold, whose name says it works across the warp
 _WARP_LEVEL_NAME = re.compile(r"(?i)warp|wave|shfl|shuffle|ballot|vote|lane|reduce|scan")
 _WIDTHS = (1, 2, 4, 8, 16, 32)
@@ -81,11 +86,14 @@ def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str],
 
 
 def _asks_for_the_wavefront(ctx, function: tree_sitter.Node) -> bool:
-    """Does the function ask for the wavefront itself (_WAVEFRONT_WIDE)? The pattern, with no literal
+    """Does the function ask for the wavefront itself (_WAVEFRONT_WIDE), or take part in an operation
+    of the whole wavefront (_WAVEFRONT_COLLECTIVES)? The pattern, with no literal
     prefix to search for, costs its text's length each time it is asked."""
+    data = ctx.source.data
     return _per_function(
         ctx, "wavefront-wide functions", function,
-        lambda span: _WAVEFRONT_WIDE.search(ctx.source.data, *span) is not None,
+        lambda span: _WAVEFRONT_WIDE.search(data, *span) is not None
+        or any(data.find(needle, *span) != -1 for needle in _WAVEFRONT_COLLECTIVES),
     )  # fmt: skip
 
 
@@ -182,9 +190,13 @@ def _bounded_below_32(ctx, condition: tree_sitter.Node, counter: str) -> bool:
 
 
 _FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
-# a warp operation, or a thread's lane or warp taken with a 32 (`threadIdx.x & 31`): a function of
-# the project's headers that holds one has 32s of its own, settled (and maybe widened) in its file
-_WARP_LEVEL_NEEDLES = (b"__shfl", b"__ballot", b"__any", b"__all", b"__activemask", b"__match_", b"warpSize", b"__syncwarp")  # fmt: skip
+# a warp operation (a wavefront's collective among them), or a thread's lane or warp taken with a 32
+# (`threadIdx.x & 31`): a function of the project's headers that holds one has 32s of its own,
+# settled (and maybe widened) in its file
+_WARP_LEVEL_NEEDLES = (
+    b"__shfl", b"__ballot", b"__any", b"__all", b"__activemask", b"__match_", b"warpSize", b"__syncwarp",
+    *_WAVEFRONT_COLLECTIVES,
+)  # fmt: skip
 _WARP_LEVEL_TEXT = re.compile(b"|".join(_WARP_LEVEL_NEEDLES))
 _LANE_OF_THREAD = re.compile(rb"threadIdx\.x\s*(?:/\s*32|&\s*(?:31|0x1[fF])|%\s*32|>>\s*5)\b")
 

@@ -6,6 +6,6 @@ __global__ void group_slots(const float* x, float* firsts, int* quads) {
   const int lane = threadIdx.x % warpSize, group = threadIdx.x / 32;
   if (lane == 0) slot[group] = x[blockIdx.x * blockDim.x + threadIdx.x];
   __syncthreads();
-  if (threadIdx.x < 8) firsts[blockIdx.x * 8 + threadIdx.x] = slot[threadIdx.x];
+  if (threadIdx.x < 8) firsts[blockIdx.x * 8 + threadIdx.x] = slot[threadIdx.x];  // expect: WRP012
   quads[blockIdx.x * blockDim.x + threadIdx.x] = (threadIdx.x & 31) >> 2;
 }
