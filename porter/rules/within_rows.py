@@ -52,10 +52,13 @@ _WAVEFRONT_WIDE = re.compile(
 # operations the whole wavefront takes part in, found by bytes.find (a pattern's first bytes would
 # widen the lookahead above to common letters): WMMA's fragments (`wmma::`, `nvcuda::wmma`,
 # `rocwmma::`, or `load_matrix_sync` and `mma_sync` under a using-directive), which porter_wmma.h
-# runs on a 64-lane wavefront's MFMA, a HIP port's wavefront builtins (DPP, swizzles, MFMA), and
-# `__asm__`, which the pattern's `\basm\b` does not find (lanes left to code porter does not see)
+# runs on a 64-lane wavefront's MFMA, a HIP port's wavefront builtins (DPP, swizzles, MFMA),
+# `__asm__`, which the pattern's `\basm\b` does not find, and the libraries whose warp-level
+# operations (MMA atoms, ldmatrix copies, warp primitives) porter does not read: lanes left to code
+# porter does not see
 _WAVEFRONT_COLLECTIVES = (
     b"wmma", b"_matrix_sync", b"mma_sync", b"__builtin_amdgcn_", b"__hip_move_dpp", b"__hip_ds_", b"__asm",
+    b"cute::", b"cutlass::", b"rocprim::",
 )  # fmt: skip
 # a call into code the file does not hold, whose name says it works across the warp
 _WARP_LEVEL_NAME = re.compile(r"(?i)warp|wave|shfl|shuffle|ballot|vote|lane|reduce|scan")
