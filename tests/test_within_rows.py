@@ -124,6 +124,9 @@ def test_a_kernel_with_no_warp_operation_keeps_its_32s(tmp_path):
         # HIP port's wavefront builtin
         ("__syncthreads();", "__syncthreads();\n  nvcuda::wmma::load_matrix_sync(frag, tile + group * 256, 16);"),
         ("const int lane", "const int first = __builtin_amdgcn_readfirstlane(threadIdx.x);\n  const int lane"),
+        # a matrix multiply-accumulate of code porter does not see (a header's `mma_m16n8k16` helper)
+        ("slot[group] = x[blockIdx.x * blockDim.x + threadIdx.x];",
+         "slot[group] = mma_m16n8k16(x[blockIdx.x * blockDim.x + threadIdx.x]);"),
         # PTX porter does not read, written `__asm__`
         ("__syncthreads();", "__asm__ volatile(\"bar.warp.sync 0xffffffff;\");\n  __syncthreads();"),
         # the host counts the grid in warps of 32 (WRP008 widens it): the kernel must widen with it

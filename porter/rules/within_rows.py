@@ -60,8 +60,9 @@ _WAVEFRONT_COLLECTIVES = (
     b"wmma", b"_matrix_sync", b"mma_sync", b"__builtin_amdgcn_", b"__hip_move_dpp", b"__hip_ds_", b"__asm",
     b"cute::", b"cutlass::", b"rocprim::",
 )  # fmt: skip
-# a call into code the file does not hold, whose name says it works across the warp
-_WARP_LEVEL_NAME = re.compile(r"(?i)warp|wave|shfl|shuffle|ballot|vote|lane|reduce|scan")
+# a call into code the file does not hold, whose name says it works across the warp (a matrix
+# multiply-accumulate among them: `mma_sync_m16n16k16`, `hmma`, `wmma`, `mfma`; not a `gamma`)
+_WARP_LEVEL_NAME = re.compile(r"(?i)warp|wave|shfl|shuffle|ballot|vote|lane|reduce|scan|(?<![a-z])[hw]?mma|mfma")
 _WIDTHS = (1, 2, 4, 8, 16, 32)
 _HALVING = re.compile(r"^(\w+)\s*(?:>>=\s*1|/=\s*2|=\s*\1\s*(?:>>\s*1|/\s*2))$")
 _DOUBLING = re.compile(r"^(\w+)\s*(?:<<=\s*1|\*=\s*2|=\s*\1\s*(?:<<\s*1|\*\s*2))$")
@@ -196,13 +197,9 @@ def _bounded_below_32(ctx, condition: tree_sitter.Node, counter: str) -> bool:
 
 
 _FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
-# a warp operation (a wavefront's collective among them), or a thread's lane or warp taken with a 32
-# (`threadIdx.x & 31`): a function of the project's headers that holds one has 32s of its own,
-# settled (and maybe widened) in its file
-_WARP_LEVEL_NEEDLES = (
-    b"__shfl", b"__ballot", b"__any", b"__all", b"__activemask", b"__match_", b"warpSize", b"__syncwarp",
-    *_WAVEFRONT_COLLECTIVES,
-)  # fmt: skip
+# a warp operation, or a thread's lane or warp taken with a 32 (`threadIdx.x & 31`): a function of
+# the project's headers that holds one has 32s of its own, settled (and maybe widened) in its file
+_WARP_LEVEL_NEEDLES = (b"__shfl", b"__ballot", b"__any", b"__all", b"__activemask", b"__match_", b"warpSize", b"__syncwarp")  # fmt: skip
 _WARP_LEVEL_TEXT = re.compile(b"|".join(_WARP_LEVEL_NEEDLES))
 _LANE_OF_THREAD = re.compile(rb"threadIdx\.x\s*(?:/\s*32|&\s*(?:31|0x1[fF])|%\s*32|>>\s*5)\b")
 
