@@ -56,7 +56,7 @@ from porter.rules.device import (
     template_parameters,
     unparenthesized,
 )
-from porter.rules.within_rows import stays_within_rows
+from porter.rules.within_rows import WARP_ROLE_VALUES, stays_within_rows
 from porter.source import WORD_BYTES
 
 ROW = 32  # the threads of a row: one NVIDIA warp
@@ -626,19 +626,40 @@ def _warp_per_item(ctx, name: str, kernel: FunctionInfo) -> bool:
 def _grids_count_warps(ctx, name: str) -> bool:
     """Does a `<<<grid, …>>>` launch of the kernel divide by 32 in its grid, or in the values of the
     launching function's locals the grid names?"""
+    return any(
+        # the bytes as written: a text decoded from them need not encode back (bytes that are not UTF-8)
+        _WARP_DIVISION.search(ctx.source.data[n.start_byte : n.end_byte])
+        for n in _launch_argument_nodes(ctx, name, 0)
+    )
+
+
+def _blocks_sized_by_widened_widths(ctx, name: str) -> bool:
+    """Does a `<<<…, block>>>` launch of the kernel name, in its block or in the values of the
+    launching function's locals the block names, a constant of a warp width's value that porter
+    may widen (warp_size.kept_value is None)?"""
+    constants = ctx.shared_constants
+    for node in _launch_argument_nodes(ctx, name, 1):
+        words = set(IDENT.findall(ctx.source.text(node.start_byte, node.end_byte)))
+        if any(constants.get(word) in WARP_ROLE_VALUES and _kept_value(ctx, word) is None for word in words):
+            return True
+    return False
+
+
+def _launch_argument_nodes(ctx, name: str, index: int) -> Iterator[tree_sitter.Node]:
+    """The `index`-th argument (0 the grid, 1 the block) of each `<<<…>>>` launch of the kernel in
+    the file, then the values of the launching function's locals that argument names."""
     for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
         call = launch.parent
         function = call.child_by_field_name("function") if call is not None else None
         arguments = [a for a in launch.named_children if a.type != "comment"]
-        if function is None or not arguments or _kernel_named(ctx, function, call) != name:
+        if function is None or len(arguments) <= index or _kernel_named(ctx, function, call) != name:
             continue
-        grid = ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)
-        values = [_local_value(ctx, word, call) for word in set(IDENT.findall(grid))]
-        # the bytes as written: a text decoded from them need not encode back (bytes that are not UTF-8)
-        spans = [arguments[0], *(v for v in values if v is not None)]
-        if any(_WARP_DIVISION.search(ctx.source.data[n.start_byte : n.end_byte]) for n in spans):
-            return True
-    return False
+        argument = arguments[index]
+        yield argument
+        for word in set(IDENT.findall(ctx.source.text(argument.start_byte, argument.end_byte))):
+            value = _local_value(ctx, word, call)
+            if value is not None:
+                yield value
 
 
 def _warps_of_block(ctx, node: tree_sitter.Node, at: tree_sitter.Node, widths: set[str]) -> bool:
@@ -794,8 +815,10 @@ def _is_thread(ctx, node: tree_sitter.Node, builtin: re.Pattern[str], at: tree_s
 def _warps_stay_within_rows(ctx, name: str, kernel: FunctionInfo) -> bool:
     """Does every warp operation the kernel reaches stay within 32 lanes as written (within_rows)?
     Not where a launch's grid counts its warps on the host (`threads / 32`, which WRP008 widens):
-    kept at 32, the kernel would then be launched for half its warps."""
-    if _grids_count_warps(ctx, name):
+    kept at 32, the kernel would then be launched for half its warps. Nor where a launch's block
+    is sized from a warp width porter widens (`WARP_SIZE * 4`): the port launches twice the threads,
+    and the kernel's groups of 32 would be twice as many as it was written for."""
+    if _grids_count_warps(ctx, name) or _blocks_sized_by_widened_widths(ctx, name):
         return False
     nodes, defined = _defined_functions(ctx)
     functions = [nodes[span] for span in _reached(ctx, kernel, _helpers(ctx))]

@@ -67,7 +67,7 @@ _WIDTHS = (1, 2, 4, 8, 16, 32)
 _HALVING = re.compile(r"^(\w+)\s*(?:>>=\s*1|/=\s*2|=\s*\1\s*(?:>>\s*1|/\s*2))$")
 _DOUBLING = re.compile(r"^(\w+)\s*(?:<<=\s*1|\*=\s*2|=\s*\1\s*(?:<<\s*1|\*\s*2))$")
 # a warp-width's value by role (the width, the last lane, half, log2): named, porter may widen it
-_WARP_ROLE_VALUES = (32, 31, 16, 5)
+WARP_ROLE_VALUES = (32, 31, 16, 5)
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 
 
@@ -112,7 +112,7 @@ def _warp_valued_names_in(ctx, function: tree_sitter.Node) -> set[str]:
     def find(span: tuple[int, int]) -> set[str]:
         constants = ctx.shared_constants
         words = {match.decode() for match in _IDENT.findall(ctx.source.data, *span)}
-        return {word for word in words if constants.get(word) in _WARP_ROLE_VALUES}
+        return {word for word in words if constants.get(word) in WARP_ROLE_VALUES}
 
     return _per_function(ctx, "warp-valued names", function, find)
 
