@@ -137,6 +137,12 @@ def test_a_kernel_with_no_warp_operation_keeps_its_32s(tmp_path):
              "__device__ float warp_sum(float v) {\n"
              "  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n  return v;\n}\n"
              "void run(const float* x, float* f, int* q, int n) { group_slots<<<n, WARP_SIZE * 8>>>(x, f, q); }\n"),
+        # ... or its dynamic shared memory: the port gives it half the slots
+        ("", "#define WARP_SIZE 32\n"
+             "__device__ float warp_sum(float v) {\n"
+             "  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n  return v;\n}\n"
+             "void run(const float* x, float* f, int* q, int n) {\n"
+             "  group_slots<<<n, 256, (256 / WARP_SIZE) * sizeof(float)>>>(x, f, q);\n}\n"),
     ],
 )  # fmt: skip
 def test_a_kernel_with_32s_and_a_warp_wide_question_is_widened(tmp_path, change):

@@ -633,12 +633,12 @@ def _grids_count_warps(ctx, name: str) -> bool:
     )
 
 
-def _blocks_sized_by_widened_widths(ctx, name: str) -> bool:
-    """Does a `<<<…, block>>>` launch of the kernel name, in its block or in the values of the
-    launching function's locals the block names, a constant of a warp width's value that porter
-    may widen (warp_size.kept_value is None)?"""
+def _launch_sized_by_widened_widths(ctx, name: str) -> bool:
+    """Does a `<<<grid, block, shared>>>` launch of the kernel name, in its block or its dynamic
+    shared memory or in the values of the launching function's locals they name, a constant of a
+    warp width's value that porter may widen (warp_size.kept_value is None)?"""
     constants = ctx.shared_constants
-    for node in _launch_argument_nodes(ctx, name, 1):
+    for node in [*_launch_argument_nodes(ctx, name, 1), *_launch_argument_nodes(ctx, name, 2)]:
         words = set(IDENT.findall(ctx.source.text(node.start_byte, node.end_byte)))
         if any(constants.get(word) in WARP_ROLE_VALUES and _kept_value(ctx, word) is None for word in words):
             return True
@@ -646,7 +646,7 @@ def _blocks_sized_by_widened_widths(ctx, name: str) -> bool:
 
 
 def _launch_argument_nodes(ctx, name: str, index: int) -> Iterator[tree_sitter.Node]:
-    """The `index`-th argument (0 the grid, 1 the block) of each `<<<…>>>` launch of the kernel in
+    """The `index`-th argument (0 the grid, 1 the block, 2 the shared memory) of each `<<<…>>>` launch of the kernel in
     the file, then the values of the launching function's locals that argument names."""
     for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
         call = launch.parent
@@ -815,10 +815,11 @@ def _is_thread(ctx, node: tree_sitter.Node, builtin: re.Pattern[str], at: tree_s
 def _warps_stay_within_rows(ctx, name: str, kernel: FunctionInfo) -> bool:
     """Does every warp operation the kernel reaches stay within 32 lanes as written (within_rows)?
     Not where a launch's grid counts its warps on the host (`threads / 32`, which WRP008 widens):
-    kept at 32, the kernel would then be launched for half its warps. Nor where a launch's block
-    is sized from a warp width porter widens (`WARP_SIZE * 4`): the port launches twice the threads,
-    and the kernel's groups of 32 would be twice as many as it was written for."""
-    if _grids_count_warps(ctx, name) or _blocks_sized_by_widened_widths(ctx, name):
+    kept at 32, the kernel would then be launched for half its warps. Nor where a launch's block or
+    dynamic shared memory is sized from a warp width porter widens (`WARP_SIZE * 4`,
+    `(256 / WARP_SIZE) * sizeof(float)`): the port launches twice the threads, or half the slots,
+    for a kernel whose groups of 32 it left as many as they were."""
+    if _grids_count_warps(ctx, name) or _launch_sized_by_widened_widths(ctx, name):
         return False
     nodes, defined = _defined_functions(ctx)
     functions = [nodes[span] for span in _reached(ctx, kernel, _helpers(ctx))]
