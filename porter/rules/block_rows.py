@@ -56,7 +56,7 @@ from porter.rules.device import (
     template_parameters,
     unparenthesized,
 )
-from porter.rules.within_rows import WARP_ROLE_VALUES, stays_within_rows
+from porter.rules.within_rows import stays_within_rows, warp_valued_names
 from porter.source import WORD_BYTES
 
 ROW = 32  # the threads of a row: one NVIDIA warp
@@ -629,7 +629,7 @@ def _grids_count_warps(ctx, name: str) -> bool:
     return any(
         # the bytes as written: a text decoded from them need not encode back (bytes that are not UTF-8)
         _WARP_DIVISION.search(ctx.source.data[n.start_byte : n.end_byte])
-        for n in _launch_argument_nodes(ctx, name, 0)
+        for n in _launch_argument_nodes(ctx, name, (0,))
     )
 
 
@@ -637,29 +637,29 @@ def _launch_sized_by_widened_widths(ctx, name: str) -> bool:
     """Does a `<<<grid, block, shared>>>` launch of the kernel name, in its block or its dynamic
     shared memory or in the values of the launching function's locals they name, a constant of a
     warp width's value that porter may widen (warp_size.kept_value is None)?"""
-    constants = ctx.shared_constants
-    for node in [*_launch_argument_nodes(ctx, name, 1), *_launch_argument_nodes(ctx, name, 2)]:
-        words = set(IDENT.findall(ctx.source.text(node.start_byte, node.end_byte)))
-        if any(constants.get(word) in WARP_ROLE_VALUES and _kept_value(ctx, word) is None for word in words):
-            return True
-    return False
+    return any(
+        _kept_value(ctx, word) is None
+        for node in _launch_argument_nodes(ctx, name, (1, 2))
+        for word in warp_valued_names(ctx, node.start_byte, node.end_byte)
+    )
 
 
-def _launch_argument_nodes(ctx, name: str, index: int) -> Iterator[tree_sitter.Node]:
-    """The `index`-th argument (0 the grid, 1 the block, 2 the shared memory) of each `<<<…>>>` launch of the kernel in
-    the file, then the values of the launching function's locals that argument names."""
+def _launch_argument_nodes(ctx, name: str, indices: tuple[int, ...]) -> Iterator[tree_sitter.Node]:
+    """The arguments at `indices` (0 the grid, 1 the block, 2 the shared memory) of each `<<<…>>>`
+    launch of the kernel in the file, each followed by the values of the launching function's locals
+    it names."""
     for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
         call = launch.parent
         function = call.child_by_field_name("function") if call is not None else None
         arguments = [a for a in launch.named_children if a.type != "comment"]
-        if function is None or len(arguments) <= index or _kernel_named(ctx, function, call) != name:
+        if function is None or not arguments or _kernel_named(ctx, function, call) != name:
             continue
-        argument = arguments[index]
-        yield argument
-        for word in set(IDENT.findall(ctx.source.text(argument.start_byte, argument.end_byte))):
-            value = _local_value(ctx, word, call)
-            if value is not None:
-                yield value
+        for argument in (arguments[i] for i in indices if i < len(arguments)):
+            yield argument
+            for word in set(IDENT.findall(ctx.source.text(argument.start_byte, argument.end_byte))):
+                value = _local_value(ctx, word, call)
+                if value is not None:
+                    yield value
 
 
 def _warps_of_block(ctx, node: tree_sitter.Node, at: tree_sitter.Node, widths: set[str]) -> bool:

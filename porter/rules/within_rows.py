@@ -67,7 +67,7 @@ _WIDTHS = (1, 2, 4, 8, 16, 32)
 _HALVING = re.compile(r"^(\w+)\s*(?:>>=\s*1|/=\s*2|=\s*\1\s*(?:>>\s*1|/\s*2))$")
 _DOUBLING = re.compile(r"^(\w+)\s*(?:<<=\s*1|\*=\s*2|=\s*\1\s*(?:<<\s*1|\*\s*2))$")
 # a warp-width's value by role (the width, the last lane, half, log2): named, porter may widen it
-WARP_ROLE_VALUES = (32, 31, 16, 5)
+_WARP_ROLE_VALUES = (32, 31, 16, 5)
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 
 
@@ -109,12 +109,14 @@ def _warp_valued_names_in(ctx, function: tree_sitter.Node) -> set[str]:
     porter may widen in the port (a project's `WARP_SIZE`) keeps a kernel that names it widened, since
     kept as written, the kernel would mix its 32s with the wavefront's 64."""
 
-    def find(span: tuple[int, int]) -> set[str]:
-        constants = ctx.shared_constants
-        words = {match.decode() for match in _IDENT.findall(ctx.source.data, *span)}
-        return {word for word in words if constants.get(word) in WARP_ROLE_VALUES}
+    return _per_function(ctx, "warp-valued names", function, lambda span: warp_valued_names(ctx, *span))
 
-    return _per_function(ctx, "warp-valued names", function, find)
+
+def warp_valued_names(ctx, start: int, end: int) -> set[str]:
+    """The names the file's bytes `start:end` write that are constants of a warp width's value."""
+    constants = ctx.shared_constants
+    words = {match.decode() for match in _IDENT.findall(ctx.source.data, start, end)}
+    return {word for word in words if constants.get(word) in _WARP_ROLE_VALUES}
 
 
 def _per_function(ctx, key: str, function: tree_sitter.Node, answer):
