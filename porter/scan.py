@@ -37,7 +37,7 @@ from porter.rules.consteval import (
     warp_function_names,
 )
 from porter.rules.embedded import hold_fixes
-from porter.rules.project import ProjectFacts, row_width_keys, settle, settled_keys
+from porter.rules.project import ProjectFacts, row_width_keys, settle, settled_keys, widened_assumptions
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile, UndecodableSource
 from porter.suppress import apply_suppressions
@@ -187,17 +187,23 @@ def analyze_file(
     cap: int | None = scan_limits.FINDINGS_PER_RULE,
     project_constants: HeaderConstants | None = None,
     alone: bool = True,
+    widened: frozenset[str] = frozenset(),
 ) -> FileResult:
     """One file's findings; `cap` limits those listed per rule (None: all, as convert needs every edit);
-    `project_constants` are the integer constants of the tree's headers. A file analysed `alone`
-    settles its project facts by itself; a scan settles them over all its files (settle_project)."""
-    result = _analyze_unsettled(file, config, deep, extra_args, cap, project_constants)
+    `project_constants` are the integer constants of the tree's headers; `widened`, the header
+    constants the file assumed left as written that the project widens (read_again_where_widened).
+    A file analysed `alone` settles its project facts by itself; a scan settles them over all its
+    files (settle_project)."""
+    results = [_analyze_unsettled(file, config, deep, extra_args, cap, project_constants, widened)]
     if alone:
-        settle_project([result])
-    return result
+        read_again_where_widened(
+            results, lambda _, keys: _analyze_unsettled(file, config, deep, extra_args, cap, project_constants, keys)
+        )
+        settle_project(results)
+    return results[0]
 
 
-def _analyze_unsettled(file, config, deep, extra_args, cap, project_constants) -> FileResult:
+def _analyze_unsettled(file, config, deep, extra_args, cap, project_constants, widened=frozenset()) -> FileResult:
     result = FileResult(rel=file.rel, kind=str(file.kind))
     try:
         source = SourceFile.read(file.path, file.rel, file.kind)
@@ -210,12 +216,20 @@ def _analyze_unsettled(file, config, deep, extra_args, cap, project_constants) -
     if _looks_wide(source.data):
         result.error = "cannot decode: mostly NUL bytes (UTF-16/32 without a byte-order mark, or binary): not analysed"
         return result
-    _analyze(source, file, config, deep, extra_args, result, cap, project_constants)
+    _analyze(source, file, config, deep, extra_args, result, cap, project_constants, widened)
     return result
 
 
 def _analyze(
-    source, file, config, deep, extra_args, result: FileResult, cap: int | None, project: HeaderConstants | None
+    source,
+    file,
+    config,
+    deep,
+    extra_args,
+    result: FileResult,
+    cap: int | None,
+    project: HeaderConstants | None,
+    widened: frozenset[str] = frozenset(),
 ) -> None:
     result.lines, result.size = source.line_count, len(source.data)
     ctx = None
@@ -250,6 +264,8 @@ def _analyze(
             project_logical_warp=project.logical_warp if project else None,
             project_warp_functions=project.warp_functions if project else frozenset(),
             project_row_callers=project.row_callers if project else {},
+            project_operands=project.operands if project else {},
+            project_widened=widened,
         )
         if token_pass:
             result.findings.append(scan_limits.too_large(ctx))
@@ -283,6 +299,20 @@ def _standing_facts(ctx: FileContext) -> ProjectFacts:
         kept = {id(finding) for finding in apply_suppressions(ctx.source, standing)[0]}
         facts.pending = [(key, finding) for key, finding in facts.pending if id(finding) in kept]
     return facts
+
+
+def read_again_where_widened(
+    results: list[FileResult], read_again: Callable[[int, frozenset[str]], FileResult]
+) -> None:
+    """Each file whose conclusions rest on a header's constant taken as left as written (an
+    assumption, porter.rules.project) that the project widens after all, read again knowing so:
+    `read_again(index, widened keys)` replaces its result. One round: a file read again rests on
+    fewer assumptions, and what it claims anew does not send the others round again."""
+    keys = settled_keys([result.project for result in results if result.project])
+    for index, result in enumerate(results):
+        widened = widened_assumptions(result.project, keys) if result.project else frozenset()
+        if widened:
+            results[index] = read_again(index, widened)
 
 
 def settle_project(results: list[FileResult]) -> None:
@@ -597,6 +627,10 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
             pool.shutdown()
     if run_cache is not None and missing:
         run_cache.store(results, encoded)  # unsettled, as analysed: settling depends on the other files
+    read_again_where_widened(
+        results,
+        lambda i, widened: analyze_file(items[i][0], config, deep, items[i][1], cap, constants, False, widened),
+    )
     settle_project(results)
     return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)
 

@@ -51,6 +51,42 @@ def test_a_source_files_own_constant_is_settled_by_that_file_alone(tmp_path):
     assert found == {"used.cu": [(1, "WRP006")]}
 
 
+# a kernel of 32-thread groups with no warp operation (gptqmodel's marlin repack, which names
+# marlin.cuh's `tile_size = 16`), beside a kernel that shuffles
+GROUPS = """#include "common.h"
+__global__ void groups(int* out) {
+  int group = threadIdx.x / 32;
+  int slot = threadIdx.x % 32;
+  out[blockIdx.x * WS * 8 + group * WS + slot] = slot;
+}
+__global__ void shifts(float* v) {
+  float x = __shfl_down_sync(0xffffffffu, v[threadIdx.x], 1);
+  if (threadIdx.x % 32 == 0) v[threadIdx.x / 32] = x;
+}
+"""
+
+
+def test_a_group_kernel_naming_a_header_constant_no_file_claims_keeps_its_32s(tmp_path):
+    (tmp_path / "common.h").write_text(HEADER)
+    (tmp_path / "groups.cu").write_text(GROUPS)
+    found = _rules_by_file(tmp_path)
+    assert "common.h" not in found  # WS stays 32 in the port: the groups stay groups of 32
+    assert [line for line, _ in found["groups.cu"]] == [9, 9]  # the shuffling kernel's alone
+
+
+def test_a_group_kernel_naming_a_header_constant_another_file_widens_is_widened_with_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "common.h").write_text(HEADER)
+    (tree / "groups.cu").write_text(GROUPS)
+    (tree / "kernel.cu").write_text(KERNEL)  # takes WS as its warp's width: WS becomes 64
+    for use_cache in (False, True, True):  # cold, then cached: the cache keeps the first reading
+        found = _rules_by_file(tree, use_cache=use_cache)
+        assert found["common.h"] == [(2, "WRP006")]
+        assert sorted(found["groups.cu"]) == [(3, "WRP001"), (4, "WRP001"), (9, "WRP001"), (9, "WRP001")]
+
+
 def test_the_settlement_holds_through_the_scan_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
     tree = tmp_path / "tree"

@@ -152,6 +152,11 @@ class FileContext:
     project_warp_functions: frozenset[str] = frozenset()
     # functions that kernels of 32-thread blocks call: name -> (kernel, its file's name) (block_rows)
     project_row_callers: dict = field(default_factory=dict)
+    # each header constant defined once -> the constants its text names (consteval.HeaderConstants.operands)
+    project_operands: dict = field(default_factory=dict)
+    # header constants this file took as left as written that the project widens after all, known
+    # when the scan reads the file a second time (porter.rules.project: assumptions)
+    project_widened: frozenset[str] = frozenset()
     # what the file tells about the whole project (porter.rules.project): settled across the scan
     project: ProjectFacts = field(default_factory=ProjectFacts)
     _values: dict[str, int | None] = field(default_factory=dict, repr=False)  # value_of's answers by text

@@ -486,10 +486,10 @@ def _bound_literal(ctx, at: tree_sitter.Node, name: str) -> int | None:
 _ASSIGNED = rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"  # `= 32`, `+= 32`, `<<= 1`; not `==`
 
 
-def _kept_value(ctx, name: str) -> int | None:
+def _kept_value(ctx, name: str, assumed: set[str] | None = None) -> int | None:
     from porter.rules.warp_size import kept_value  # warp_size reads this module's rows
 
-    return kept_value(ctx, name)
+    return kept_value(ctx, name, assumed=assumed)
 
 
 def _template_arguments(name: str) -> list[str]:
@@ -818,12 +818,18 @@ def _warps_stay_within_rows(ctx, name: str, kernel: FunctionInfo) -> bool:
     kept at 32, the kernel would then be launched for half its warps. Nor where a launch's block or
     dynamic shared memory is sized from a warp width porter widens (`WARP_SIZE * 4`,
     `(256 / WARP_SIZE) * sizeof(float)`): the port launches twice the threads, or half the slots,
-    for a kernel whose groups of 32 it left as many as they were."""
+    for a kernel whose groups of 32 it left as many as they were. A header's constant of a warp
+    width's value that nothing here claims (marlin's `tile_size = 16`) counts as left as written, an
+    assumption the scan settles with the project's other files (porter.rules.project)."""
     if _grids_count_warps(ctx, name) or _launch_sized_by_widened_widths(ctx, name):
         return False
     nodes, defined = _defined_functions(ctx)
     functions = [nodes[span] for span in _reached(ctx, kernel, _helpers(ctx))]
-    return stays_within_rows(ctx, functions, defined, lambda constant: _kept_value(ctx, constant))
+    assumed: set[str] = set()
+    if not stays_within_rows(ctx, functions, defined, lambda constant: _kept_value(ctx, constant, assumed)):
+        return False
+    ctx.project.assumed_kept |= assumed
+    return True
 
 
 def _defined_functions(ctx) -> tuple[dict[tuple[int, int], tree_sitter.Node], set[str]]:

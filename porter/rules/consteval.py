@@ -265,6 +265,7 @@ class HeaderConstants:
     logical_warp: object = None  # a warp of 32 kept on purpose (porter.rules.logical_warp.LogicalWarp)
     warp_functions: frozenset[str] = frozenset()  # functions holding warp operations (within_rows.warp_functions)
     row_callers: dict = field(default_factory=dict)  # name -> (row kernel, file) (block_rows.project_row_callers)
+    operands: dict = field(default_factory=dict)  # name -> the constants its one definition is computed from
 
     @classmethod
     def of(
@@ -282,6 +283,7 @@ class HeaderConstants:
         logical_warp=None,
         warp_functions: frozenset[str] = frozenset(),
         row_callers: dict | None = None,
+        operands: dict | None = None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr(_canonical((
@@ -292,12 +294,13 @@ class HeaderConstants:
             sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
             sorted((pasting_macros or {}).items()),
             logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions), sorted(logical_warp.helpers)),
-            sorted(warp_functions), sorted((row_callers or {}).items()),
+            sorted(warp_functions), sorted((row_callers or {}).items()), operands or {},
         )))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
             header_sides or {}, pasting_macros or {}, logical_warp, warp_functions, row_callers or {},
+            operands or {},
         )  # fmt: skip
 
 
@@ -553,7 +556,18 @@ def header_constants(
         logical_warp,
         texts.warp_functions,
         texts.row_callers,
+        _operands(definitions, constants),
     )
+
+
+def _operands(definitions: dict[str, set[str]], constants: dict[str, int]) -> dict[str, frozenset[str]]:
+    """Each constant defined once → the constants its text names (`tile_n_size = tile_k_size * 4`:
+    tile_k_size), for the files that use it without defining it (warp_size.kept_value)."""
+    return {
+        name: frozenset(word for word in _IDENTIFIER.findall(next(iter(texts))) if word in constants and word != name)
+        for name, texts in definitions.items()
+        if name in constants and len(texts) == 1
+    }
 
 
 # a conditional's or a macro's first line: where a header names a platform that matters here

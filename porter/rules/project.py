@@ -13,7 +13,12 @@ in four kinds of fact, which each file's analysis records (and the scan cache ke
 - a *row width* on a key: a kernel's 32-thread row branch reduces with the constant as its
   shuffles' width (logical_warp.row_path_widths), so the constant is right as written: its
   definition's finding is not reported, nor any finding that *cites* it (every finding of a
-  file whose 32 comes from the constant, recorded with its key).
+  file whose 32 comes from the constant, recorded with its key);
+- an *assumption* on a key: the file took a header's constant of a warp width's value (marlin's
+  `tile_size = 16`) as left as written, which it is unless another file claims it. Where the
+  project widens it after all (settled_keys), the scan reads the file again knowing so
+  (porter.scan), since what the file concluded from it (a kernel of 32-thread groups) no longer
+  holds.
 
 `settle` applies them across the files of one scan; a lone file settles on its own.
 """
@@ -33,9 +38,13 @@ class ProjectFacts:
     withdrawals: list[tuple[str, str, int, int]] = field(default_factory=list)  # key, rule, start, end
     row_widths: set[str] = field(default_factory=set)
     citing: list[tuple[str, str, int, int]] = field(default_factory=list)  # key, rule, start, end
+    assumed_kept: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
-        return bool(self.claims or self.vetoes or self.pending or self.withdrawals or self.row_widths or self.citing)
+        return bool(
+            self.claims or self.vetoes or self.pending or self.withdrawals or self.row_widths or self.citing
+            or self.assumed_kept
+        )  # fmt: skip
 
     def to_json(self) -> dict:
         return {
@@ -45,6 +54,7 @@ class ProjectFacts:
             "withdrawals": [list(w) for w in self.withdrawals],
             "row_widths": sorted(self.row_widths),
             "citing": [list(c) for c in self.citing],
+            "assumed_kept": sorted(self.assumed_kept),
         }
 
     @classmethod
@@ -58,6 +68,7 @@ class ProjectFacts:
             withdrawals=[tuple(w) for w in data["withdrawals"]],
             row_widths=set(data.get("row_widths", ())),
             citing=[tuple(c) for c in data.get("citing", ())],
+            assumed_kept=set(data.get("assumed_kept", ())),
         )
 
 
@@ -68,6 +79,11 @@ def settled_keys(facts: list[ProjectFacts]) -> set[str]:
     vetoed = set().union(*(f.vetoes for f in facts)) if facts else set()
     defined = {key for f in facts for key, _ in f.pending}
     return (claimed - vetoed - row_width_keys(facts)) & defined
+
+
+def widened_assumptions(facts: ProjectFacts, keys: set[str]) -> frozenset[str]:
+    """The keys the file assumed left as written that the project's settled `keys` widen."""
+    return frozenset(facts.assumed_kept & keys)
 
 
 def row_width_keys(facts: list[ProjectFacts]) -> set[str]:

@@ -549,27 +549,52 @@ def _raw_uses(ctx: FileContext) -> list[Finding]:
     return ctx.once("raw warp-width uses", find)
 
 
-def kept_value(ctx: FileContext, name: str, hops: int = 4) -> int | None:
+def kept_value(ctx: FileContext, name: str, hops: int = 4, assumed: set[str] | None = None) -> int | None:
     """The value of a constant the file defines that porter leaves as written, with every constant
     it is computed from: `constexpr int kRowThreads = 32;` beside a `WARP_SIZE` the shuffles take,
     `#define THREADS (8 * 32)`. A constant of 32 (31, 16, 5) is left where it is the source file's
     own and none of the file's warp operations (nor a tile) takes it as a warp width. None where
     porter may change it, or where that is not known here: a header's constant of 32 may be claimed
-    by any file of the project, and one defined twice has no one text."""
+    by any file of the project, and one defined twice has no one text. Given `assumed`, such a
+    header constant that nothing here claims counts as kept, its key added to `assumed`: the scan
+    settles the assumption (porter.rules.project)."""
     value = ctx.shared_constants.get(name)
     if value is None or hops == 0:
         return None
     texts = _constant_texts(ctx).get(name)
+    if texts is None and assumed is not None:  # a header's constant, used here
+        return value if _header_constant_assumed(ctx, name, hops, assumed) else None
     if texts is None or len(texts) != 1:
         return None
     if value in _WARP_CONSTANT_VALUES and (
         _constant_key(ctx, name) != f"warp-width:{name}@{ctx.source.rel}" or name in _warp_width_names(ctx)
     ):
-        return None
+        if assumed is None or not _unclaimed_here(ctx, name):
+            return None
+        assumed.add(_constant_key(ctx, name))
     for word in set(IDENT.findall(next(iter(texts)))) - {name}:
-        if word in ctx.shared_constants and kept_value(ctx, word, hops - 1) is None:
+        if word in ctx.shared_constants and kept_value(ctx, word, hops - 1, assumed) is None:
             return None
     return value
+
+
+def _header_constant_assumed(ctx: FileContext, name: str, hops: int, assumed: set[str]) -> bool:
+    """Can the header's constant, and the header's constants it is computed from, be taken as left
+    as written (_unclaimed_here)? Their keys are added to `assumed`. The header's definitions are
+    followed, not the file's own: a kernel's local `tile_size` shadows the header's only there."""
+    operands = ctx.project_operands.get(name)
+    if operands is None or hops == 0 or not _unclaimed_here(ctx, name):
+        return False
+    assumed.add(_constant_key(ctx, name))
+    return all(_header_constant_assumed(ctx, word, hops - 1, assumed) for word in operands)
+
+
+def _unclaimed_here(ctx: FileContext, name: str) -> bool:
+    """A constant of the project's (a header's, or one the file does not define) that none of the
+    file's warp operations takes as a warp width, and that the project does not widen, as far as
+    this reading of the file knows (FileContext.project_widened)."""
+    key = _constant_key(ctx, name)
+    return key == f"warp-width:{name}" and name not in _warp_width_names(ctx) and key not in ctx.project_widened
 
 
 def _constant_texts(ctx: FileContext) -> dict[str, set[str]]:
