@@ -173,3 +173,52 @@ def test_the_hadamard_port_keeps_the_chunk_layout_and_builds_for_both_vendors(tm
     assert hip.returncode == 0, hip.stderr[-3000:]
     nvcc = nvcc_compile(port, tmp_path)
     assert nvcc.returncode == 0, nvcc.stderr[-3000:]
+
+
+# a host count of 32-thread groups beside two kernels: one kept at 32 (no warp operation), one that
+# reduces across the wavefront and is widened
+GROUP_COUNTS = """
+__global__ void group_sums(const float* in, float* partial, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int slot = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (i < n && threadIdx.x % 32 == 0) {
+    float s = 0.f;
+    for (int k = 0; k < 32 && i + k < n; ++k) s += in[i + k];
+    partial[slot] = s;
+  }
+}
+__global__ void lane_sums(float* v, int warps) {
+  float x = v[threadIdx.x];
+  for (int o = 16; o > 0; o /= 2) x += __shfl_down_sync(0xffffffff, x, o);
+  if (threadIdx.x % 32 == 0 && threadIdx.x / 32 < warps) v[threadIdx.x / 32] = x;
+}
+void launch(const float* in, float* v, int n) {
+  int threads = 256;
+  int blocks = (n + threads - 1) / threads;
+  int warps = threads / 32;
+  float* partial;
+  cudaMalloc(&partial, blocks * warps * sizeof(float));
+  group_sums<<<blocks, threads>>>(in, partial, n);
+  lane_sums<<<1, threads>>>(v, LANE_WARPS);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("lane_warps", "fix"),
+    [
+        # the count sizes group_sums' slots alone: group_sums keeps its 32-thread groups, and
+        # widened, the count would allocate half the slots it writes
+        ("8", "suggested"),
+        # the widened kernel takes the count: both sides widen together
+        ("warps", "auto"),
+    ],
+)
+def test_a_host_count_of_warps_widens_automatically_only_with_a_kernel_it_reaches(tmp_path, lane_warps, fix):
+    path = tmp_path / "k.cu"
+    path.write_text(GROUP_COUNTS.replace("LANE_WARPS", lane_warps))
+    result = analyze_file(DiscoveredFile(path, path.name, FileKind.CUDA), Config(), deep="never", extra_args=None)
+    counts = [(f.line, str(f.fix)) for f in result.findings if f.rule == "WRP008"]
+    assert counts == [(19, fix)]
+    assert not [f for f in result.findings if f.rule == "WRP001" and f.line <= 10]  # group_sums kept
+    assert [f.line for f in result.findings if f.rule == "WRP001" and f.fix.value == "auto"] == [14, 14, 14]

@@ -116,6 +116,72 @@ def block_rows(ctx) -> BlockRows:
     return ctx.once("block rows", lambda: _with_row_callers_elsewhere(ctx, _find(ctx)))
 
 
+def serves_a_widened_kernel(ctx, node: tree_sitter.Node) -> bool:
+    """Does the host value at `node` reach a kernel whose 32s porter widens, one not of rows: inside
+    the launch of such a kernel (its configuration or arguments), or through the name the value is
+    stored in (`int warps = threads / 32;`), named in such a launch or in the body of a device
+    function outside the rows? A value whose kernel is not read here does not."""
+    rows = block_rows(ctx)
+    names = _names_stored_in(ctx, node)
+    kernels = {short_name(info.name): info for info in ctx.device.functions if info.is_kernel and info.node}
+    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
+        call = launch.parent
+        function = call.child_by_field_name("function") if call is not None else None
+        kernel = kernels.get(_kernel_named(ctx, function, call)) if function is not None else None
+        if kernel is None or rows.row_only_at(kernel.node.start_byte):
+            continue
+        if call.start_byte <= node.start_byte < call.end_byte or names & _words(ctx, call):
+            return True
+    return bool(names) and any(
+        (names & _words(ctx, info.node)) - _declared_names(ctx, info.node)
+        for info in ctx.device.functions
+        if info.node is not None and info.is_device and not rows.row_only_at(info.node.start_byte)
+    )
+
+
+def _names_stored_in(ctx, node: tree_sitter.Node) -> set[str]:
+    """The name a value is declared or assigned to (`warps` of `int warps = (n + 31) / 32 * 32;`)."""
+    while node.parent is not None and node.parent.type in (
+        "binary_expression",
+        "parenthesized_expression",
+        "cast_expression",
+    ):
+        node = node.parent
+    holder = node.parent
+    target = None
+    if holder is not None and holder.type == "init_declarator":
+        target = holder.child_by_field_name("declarator")
+    elif holder is not None and holder.type == "assignment_expression":
+        target = holder.child_by_field_name("left")
+    return set(IDENT.findall(ctx.source.text(target.start_byte, target.end_byte))) if target is not None else set()
+
+
+def _words(ctx, node: tree_sitter.Node) -> set[str]:
+    return set(IDENT.findall(ctx.source.text(node.start_byte, node.end_byte)))
+
+
+def _declared_names(ctx, function: tree_sitter.Node) -> set[str]:
+    """The names a function declares itself, its parameters and locals: a kernel's own `int warps`
+    is not the host's."""
+    declarators = [d for node in captures("(declaration) @d", function).get("d", []) for d in _declarators(node)]
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    for parameter in parameters.named_children if parameters is not None else ():
+        declarators += _declarators(parameter)
+    return {match.group() for d in declarators if (match := IDENT.search(ctx.source.text(d.start_byte, d.end_byte)))}
+
+
+def _declarators(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    found = []
+    for declarator in node.children_by_field_name("declarator"):
+        if declarator.type == "init_declarator":
+            declarator = declarator.child_by_field_name("declarator") or declarator
+        found.append(declarator)
+    return found
+
+
 def _with_row_callers_elsewhere(ctx, found: BlockRows) -> BlockRows:
     """`found`, where a row kernel of another file calls one of this file's device functions: the
     function, and what it reaches, are shared between that row and whatever else calls them, which

@@ -19,7 +19,14 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures, define_names, identifiers_named, initializers, stands_alone
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.block_rows import ROW, block_rows, row_count_names, short_name, template_parameter_names
+from porter.rules.block_rows import (
+    ROW,
+    block_rows,
+    row_count_names,
+    serves_a_widened_kernel,
+    short_name,
+    template_parameter_names,
+)
 from porter.rules.consteval import HEADER_SUFFIXES
 from porter.rules.device import (
     IDENT,
@@ -531,7 +538,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 def device_uses(ctx: FileContext) -> list[Finding]:
     """The file's uses of a 32-lane width (WRP001-005, and the host warp counts they imply), worked
     out once: WRP006 and the shared-memory rules both follow the constants these use."""
-    return ctx.once("warp-width uses", lambda: _with_host_fixes_applied(list(_all_uses(ctx))))
+    return ctx.once("warp-width uses", lambda: _with_host_fixes_applied(ctx, list(_all_uses(ctx))))
 
 
 def _raw_uses(ctx: FileContext) -> list[Finding]:
@@ -1061,14 +1068,27 @@ def _width_names(ctx: FileContext, findings: list[Finding]) -> set[str]:
     return {name for finding in findings for name in _cited(ctx, finding) if ctx.shared_constants.get(name) == 32}
 
 
-def _with_host_fixes_applied(uses: list[Finding]) -> list[Finding]:
-    """Host warp counts are fixed automatically where the kernels' warp math is: both sides then agree."""
+def _with_host_fixes_applied(ctx: FileContext, uses: list[Finding]) -> list[Finding]:
+    """Host warp counts are fixed automatically where the kernels' warp math is: both sides then agree.
+    Where a kernel of the file keeps its 32s (block_rows), only a count that reaches a widened kernel
+    is (block_rows.serves_a_widened_kernel): a count of a kept kernel's 32-thread groups
+    (`blocks * (threads / 32)` slots, one partial sum a group) must stay as written, and one whose
+    kernel is not read stays a suggestion."""
     kernels_fixed = any(f.rule != HOST_WARPS_PER_BLOCK.id and f.fix is FixKind.AUTO for f in uses)
     if not kernels_fixed:
         return uses
+    rows_kept = bool(block_rows(ctx).row_only)
     return [
-        dataclasses.replace(f, fix=FixKind.AUTO) if f.rule == HOST_WARPS_PER_BLOCK.id and f.edits else f for f in uses
+        dataclasses.replace(f, fix=FixKind.AUTO)
+        if f.rule == HOST_WARPS_PER_BLOCK.id and f.edits and (not rows_kept or _count_serves_widened(ctx, f))
+        else f
+        for f in uses
     ]
+
+
+def _count_serves_widened(ctx: FileContext, finding: Finding) -> bool:
+    node = ctx.parsed.root.descendant_for_byte_range(finding.span.start_byte, finding.span.end_byte)
+    return node is not None and serves_a_widened_kernel(ctx, node)
 
 
 def _cited(ctx: FileContext, finding: Finding) -> list[str]:
