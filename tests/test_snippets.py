@@ -51,6 +51,17 @@ CASES = [
     (K.format("for (int b = 0; b < 32; ++b) x[b] = 0;"), []),
     (K.format("int lane = threadIdx.x % warpSize; x[lane] = 0;"), []),
     (K.format("if (threadIdx.x < blockDim.x / 32.f) x[0] = __shfl(x[0], 0);"), ["WRP001"]),
+    # a quad's lane mask read on ROCm too; then one read only by the CUDA arm's shuffle, the ROCm
+    # arm shuffling without a mask (mmcv's filtered_lrelu): dead where it is ported
+    (K.format("unsigned m = 15u << ((threadIdx.x & 31) & ~3); x[0] = __shfl(x[0], 0) + m;"), ["WRP001"]),
+    (
+        K.format(
+            "unsigned m = 15u << ((threadIdx.x & 31) & ~3); float s = x[threadIdx.x];\n"
+            "#if defined(__HIP_PLATFORM_AMD__)\n s += __shfl_xor(s, 1);\n#else\n s += __shfl_xor_sync(m, s, 1);\n"
+            "#endif\n x[0] = __shfl(s, 0);"
+        ),
+        [],
+    ),
     ("void f(int cols) { int threads = ((cols + 31) / 32) * 32; (void)threads; }", ["WRP008"]),
     ("void f(int cols) { int words = (cols + 31) / 32; (void)words; }", []),
     # shuffles

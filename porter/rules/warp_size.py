@@ -1154,9 +1154,12 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
 
 def _never_read(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """`int lane = d3 & 0x1f;` where the function never names `lane` again (nor a macro of the file
-    does): dead as written and as ported, so nothing assumes 32 lanes (DeepSpeed's transform.cu)."""
-    declarator = node.parent
-    while declarator is not None and declarator.type == "parenthesized_expression":
+    does): dead as written and as ported, so nothing assumes 32 lanes (DeepSpeed's transform.cu).
+    Reads in a branch the project compiles for NVIDIA alone do not count: mmcv's filtered_lrelu
+    computes `groupMask = 15 << ((threadIdx.x & 31) & ~3)` for its CUDA arm's `__shfl_xor_sync`,
+    and its ROCm arm shuffles without a mask."""
+    declarator = node.parent  # the value stored, whatever arithmetic it goes on through
+    while declarator is not None and declarator.type in ("parenthesized_expression", "binary_expression"):
         declarator = declarator.parent
     target = (
         declarator.child_by_field_name("declarator") if declarator and declarator.type == "init_declarator" else None
@@ -1165,10 +1168,37 @@ def _never_read(ctx: FileContext, node: tree_sitter.Node) -> bool:
     if target is None or target.type != "identifier" or function is None:
         return False
     word = ctx.source.data[target.start_byte : target.end_byte]
-    if _whole_words(ctx.source.data[function.start_byte : function.end_byte], word, 2) != 1:
+    if _whole_words(ctx.source.data[function.start_byte : function.end_byte], word, 2) != 1 and (
+        not ctx.branches.regions or any(_ported(ctx, at) for at in _reads(ctx, function, word))
+    ):
         return False
     name = re.compile(rb"(?<![\w$])" + re.escape(word) + rb"(?![\w$])")
     return not any(name.search(text) for text in _macro_definitions(ctx))
+
+
+def _reads(ctx: FileContext, function: tree_sitter.Node, word: bytes) -> list[int]:
+    """Where the function names `word` other than to declare it (a kernel may declare a name once
+    in each of its scopes)."""
+    data, root = ctx.source.data, ctx.parsed.root
+    found, at = [], data.find(word, function.start_byte, function.end_byte)
+    while at != -1:
+        end = at + len(word)
+        node = root.descendant_for_byte_range(at, end) if stands_alone(data, at, end) else None
+        holder = node.parent if node is not None else None
+        if node is not None and not (
+            holder is not None and holder.type == "init_declarator" and node == holder.child_by_field_name("declarator")
+        ):
+            found.append(at)
+        at = data.find(word, end, function.end_byte)
+    return found
+
+
+def _ported(ctx: FileContext, offset: int) -> bool:
+    """Is the code at `offset` compiled for ROCm: not in a branch the project keeps for NVIDIA
+    alone, nor in one no platform compiles?"""
+    from porter.rules.branches import Side
+
+    return ctx.branches.side_at(offset) not in (Side.CUDA_ONLY, Side.DEAD)
 
 
 def _whole_words(data: bytes, word: bytes, enough: int) -> int:
