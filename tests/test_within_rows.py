@@ -222,3 +222,36 @@ def test_a_host_count_of_warps_widens_automatically_only_with_a_kernel_it_reache
     assert counts == [(19, fix)]
     assert not [f for f in result.findings if f.rule == "WRP001" and f.line <= 10]  # group_sums kept
     assert [f.line for f in result.findings if f.rule == "WRP001" and f.fix.value == "auto"] == [14, 14, 14]
+
+
+# exllamav3's reconstruct kernel (vendored by gptqmodel): a warp's 32 lanes hold a tensor-core
+# fragment, shuffled down within 32 lanes under the active-lane mask, with a __syncwarp barrier
+FRAGMENT_SHIFTS = """
+__global__ void fragment_shifts(const float* in, float* out) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  float v = in[(blockIdx.x * 8 + warp) * 32 + lane];
+  // __activemask() names the lanes that run, on either vendor
+  float below = __shfl_down_sync(__activemask(), v, 4, 32);
+  __syncwarp();
+  out[(blockIdx.x * 8 + warp) * 32 + lane] = v + below;
+}
+"""
+
+
+def _warp_rules(tmp_path, text: str) -> list[tuple[int, str]]:
+    path = tmp_path / "k.cu"
+    path.write_text(text)
+    result = analyze_file(DiscoveredFile(path, path.name, FileKind.CUDA), Config(), deep="never", extra_args=None)
+    return sorted((f.line, f.rule) for f in result.findings if f.rule.startswith(("WRP", "MSK")))
+
+
+def test_a_fragment_kernel_shuffling_under_the_active_mask_keeps_its_32s(tmp_path):
+    """As a `_sync` call's mask, `__activemask()` names whichever lanes run, on either wavefront;
+    `__syncwarp()` reads no lane. porter at 9dae229 widened the lane and warp (a 64-lane warp then
+    reads past its fragment) and the shuffle's width."""
+    assert _warp_rules(tmp_path, FRAGMENT_SHIFTS) == []
+
+
+def test_a_kernel_that_counts_its_active_lanes_is_widened(tmp_path):
+    counted = FRAGMENT_SHIFTS.replace("v + below;", "v + below + __popc(__activemask());")
+    assert (3, "WRP001") in _warp_rules(tmp_path, counted)

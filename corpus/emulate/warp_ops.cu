@@ -98,11 +98,13 @@ __global__ void block_sort(const int* in, int* out) {
   out[blockIdx.x * 256 + t] = v;
 }
 
-// Per-warp shared histograms, merged per block: each warp counts into its own row.
+// Per-warp shared histograms, merged per block: each warp counts into its own row. Its only warp
+// operation is a barrier, which reads no lane: each 32-thread group counts into its own row on a
+// 64-lane wavefront too, so the 32s stay as written.
 __global__ void warp_histograms(const int* in, int* out, int n) {
   __shared__ int rows[8][16];
-  int warp = threadIdx.x / 32;  // expect: WRP001
-  int lane = threadIdx.x % 32;  // expect: WRP001
+  int warp = threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
   if (lane < 16) rows[warp][lane] = 0;
   __syncwarp();  // expect: SYN002
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -110,7 +112,7 @@ __global__ void warp_histograms(const int* in, int* out, int n) {
   __syncthreads();
   if (threadIdx.x < 16) {
     int total = 0;
-    for (int w = 0; w < blockDim.x / 32; ++w) total += rows[w][threadIdx.x];  // expect: WRP001
+    for (int w = 0; w < blockDim.x / 32; ++w) total += rows[w][threadIdx.x];
     out[blockIdx.x * 16 + threadIdx.x] = total;
   }
 }

@@ -48,6 +48,7 @@ from porter.rules.lane_mask import is_full_mask_32
 from porter.rules.logical_warp import logical_names, mentions_any, row_path_widths
 from porter.rules.patterns import finditer, search, search_fast
 from porter.rules.votes import VOTE_CALLS
+from porter.rules.within_rows import is_sync_mask
 from porter.source import encoded_length
 
 WHY_WAVE64 = """
@@ -943,6 +944,8 @@ def _row_crossings(ctx: FileContext) -> Iterable[Finding]:
             continue
         if name in ("__any_sync", "__all_sync") and _row_mask(ctx, next(iter(call_arguments(call)), None)):
             continue  # the row's lanes (MSK001 makes a 32-bit full mask so): HIP then answers for each row apart
+        if name == "__activemask" and is_sync_mask(ctx, call):
+            continue  # the mask of a `_sync` call: both rows' lanes take part in it, each in its own row
         function = call.child_by_field_name("function")
         row_vote = portable.ROW_VOTES.get(name)
         yield ROW_VOTE.finding(

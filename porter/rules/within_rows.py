@@ -44,7 +44,7 @@ from porter.rules.portable import FULL_MASK, ROW_MASK
 _WAVEFRONT_WIDE = re.compile(
     rb"(?=[wW_%chCa&/>])(?:"
     rb"\bwarpSize\b|__lane_id\b|%laneid|\b__ballot|\b__any\b|\b__any_sync\b|\b__all\b|\b__all_sync\b|\b__match_"
-    rb"|\b__reduce_\w+_sync\b|__activemask|cooperative_groups|\bcg::|\bcub::|\bhipcub::"
+    rb"|\b__reduce_\w+_sync\b|cooperative_groups|\bcg::|\bcub::|\bhipcub::"
     rb"|\bWarp(?:Reduce|Scan|Exchange|Load|Store|MergeSort)\b|C10_WARP_SIZE|\basm\b"
     rb"|%\s*64\b|&\s*(?:63|0x3[fF])\b|/\s*64\b|>>\s*6\b"  # lanes counted to 64: written for the wavefront
     rb")"
@@ -64,6 +64,9 @@ _WAVEFRONT_COLLECTIVES = (
 # multiply-accumulate among them: `mma_sync_m16n16k16`, `hmma`, `wmma`, `mfma`; not a `gamma`)
 _WARP_LEVEL_NAME = re.compile(r"(?i)warp|wave|shfl|shuffle|ballot|vote|lane|reduce|scan|(?<![a-z])[hw]?mma|mfma")
 _WIDTHS = (1, 2, 4, 8, 16, 32)
+# builtins whose names say warp but that read no lane: a barrier (both halves of a wavefront run in
+# step), and the active-lane mask, judged where it is used (_counts_active_lanes)
+_LANE_NEUTRAL = frozenset({"__syncwarp", "__activemask"})
 _HALVING = re.compile(r"^(\w+)\s*(?:>>=\s*1|/=\s*2|=\s*\1\s*(?:>>\s*1|/\s*2))$")
 _DOUBLING = re.compile(r"^(\w+)\s*(?:<<=\s*1|\*=\s*2|=\s*\1\s*(?:<<\s*1|\*\s*2))$")
 # a warp-width's value by role (the width, the last lane, half, log2): named, porter may widen it
@@ -87,7 +90,7 @@ def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str],
             if name in SHUFFLE_CALLS:
                 if not _within_32(ctx, name, call):
                     return False
-            elif short not in defined and _may_reach_warp_operations(ctx, short):
+            elif short not in defined and short not in _LANE_NEUTRAL and _may_reach_warp_operations(ctx, short):
                 return False
     return True
 
@@ -100,8 +103,41 @@ def _asks_for_the_wavefront(ctx, function: tree_sitter.Node) -> bool:
     return _per_function(
         ctx, "wavefront-wide functions", function,
         lambda span: _WAVEFRONT_WIDE.search(data, *span) is not None
-        or any(data.find(needle, *span) != -1 for needle in _WAVEFRONT_COLLECTIVES),
+        or any(data.find(needle, *span) != -1 for needle in _WAVEFRONT_COLLECTIVES)
+        or _counts_active_lanes(ctx, *span),
     )  # fmt: skip
+
+
+def _counts_active_lanes(ctx, start: int, end: int) -> bool:
+    """Does `__activemask()` serve the span as more than a `_sync` call's mask? As the mask it
+    names the active lanes of whatever wavefront runs the code (exllamav3's `__shfl_down_sync(
+    __activemask(), v, 4, 32)`, kept within 32 lanes by its width); counted (`__popc`) or compared,
+    it is the wavefront's own width."""
+    data, root = ctx.source.data, ctx.parsed.root
+    at = data.find(b"__activemask", start, end)
+    while at != -1:
+        node = root.descendant_for_byte_range(at, at + len(b"__activemask"))
+        call = node.parent if node is not None and node.type != "comment" else None
+        if node is None or (
+            node.type != "comment" and not (call.type == "call_expression" and is_sync_mask(ctx, call))
+        ):
+            return True
+        at = data.find(b"__activemask", at + 1, end)
+    return False
+
+
+def is_sync_mask(ctx, value: tree_sitter.Node) -> bool:
+    """Is `value` the first argument of a `…_sync` call?"""
+    arguments = value.parent
+    call = arguments.parent if arguments is not None and arguments.type == "argument_list" else None
+    function = call.child_by_field_name("function") if call is not None else None
+    first = next((child for child in arguments.named_children if child.type != "comment"), None) if call else None
+    return (
+        function is not None
+        and ctx.source.text(function.start_byte, function.end_byte).endswith("_sync")
+        and first is not None
+        and first.id == value.id
+    )
 
 
 def _warp_valued_names_in(ctx, function: tree_sitter.Node) -> set[str]:
@@ -154,7 +190,9 @@ def _all_lanes(ctx, call: tree_sitter.Node) -> bool:
     if not arguments:
         return False
     mask = arguments[0]
-    return ctx.value_of(mask) in _ALL_LANES or _ports_mask(ctx, ctx.source.text(mask.start_byte, mask.end_byte).strip())
+    text = ctx.source.text(mask.start_byte, mask.end_byte).strip()
+    # `__activemask()` names the active lanes of the wavefront that runs it, on either vendor
+    return ctx.value_of(mask) in _ALL_LANES or _ports_mask(ctx, text) or _ACTIVE_MASK.fullmatch(text) is not None
 
 
 def _ports_mask(ctx, text: str) -> bool:
@@ -167,6 +205,7 @@ def _ports_mask(ctx, text: str) -> bool:
 
 
 _ALL_LANES = (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
+_ACTIVE_MASK = re.compile(r"__activemask\s*\(\s*\)")
 
 
 def _ladder_below_32(ctx, counter: tree_sitter.Node) -> bool:
