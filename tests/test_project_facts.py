@@ -74,13 +74,19 @@ def test_a_group_kernel_naming_a_header_constant_no_file_claims_keeps_its_32s(tm
     assert [line for line, _ in found["groups.cu"]] == [9, 9]  # the shuffling kernel's alone
 
 
-def test_a_group_kernel_naming_a_header_constant_another_file_widens_is_widened_with_it(tmp_path, monkeypatch):
+def _cached_tree(tmp_path, monkeypatch, files: dict[str, str]):
+    """A tree of `files` beside its own scan cache."""
     monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
     tree = tmp_path / "tree"
     tree.mkdir()
-    (tree / "common.h").write_text(HEADER)
-    (tree / "groups.cu").write_text(GROUPS)
-    (tree / "kernel.cu").write_text(KERNEL)  # takes WS as its warp's width: WS becomes 64
+    for name, text in files.items():
+        (tree / name).write_text(text)
+    return tree
+
+
+def test_a_group_kernel_naming_a_header_constant_another_file_widens_is_widened_with_it(tmp_path, monkeypatch):
+    # kernel.cu takes WS as its warp's width: WS becomes 64
+    tree = _cached_tree(tmp_path, monkeypatch, {"common.h": HEADER, "groups.cu": GROUPS, "kernel.cu": KERNEL})
     for use_cache in (False, True, True):  # cold, then cached: the cache keeps the first reading
         found = _rules_by_file(tree, use_cache=use_cache)
         assert found["common.h"] == [(2, "WRP006")]
@@ -88,11 +94,7 @@ def test_a_group_kernel_naming_a_header_constant_another_file_widens_is_widened_
 
 
 def test_the_settlement_holds_through_the_scan_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    (tree / "common.h").write_text(HEADER)
-    (tree / "kernel.cu").write_text(KERNEL)
+    tree = _cached_tree(tmp_path, monkeypatch, {"common.h": HEADER, "kernel.cu": KERNEL})
     cold = _rules_by_file(tree, use_cache=True)
     warm = _rules_by_file(tree, use_cache=True)
     assert cold == warm == {"common.h": [(2, "WRP006")]}
