@@ -109,6 +109,12 @@ def test_a_kernel_with_no_warp_operation_keeps_its_32s(tmp_path):
     assert rules_by_line(tmp_path, GROUP_SLOTS) == []
 
 
+def test_a_comment_that_names_the_wavefront_asks_for_nothing(tmp_path):
+    commented = GROUP_SLOTS.replace("__syncthreads();", "__syncthreads();  // not warpSize: groups of 32")
+    assert commented != GROUP_SLOTS
+    assert rules_by_line(tmp_path, commented) == []
+
+
 @pytest.mark.parametrize(
     "change",
     [
