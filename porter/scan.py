@@ -629,7 +629,7 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
         run_cache.store(results, encoded)  # unsettled, as analysed: settling depends on the other files
     read_again_where_widened(
         results,
-        lambda i, widened: analyze_file(items[i][0], config, deep, items[i][1], cap, constants, False, widened),
+        lambda i, keys: analyze_file(items[i][0], config, deep, items[i][1], cap, constants, alone=False, widened=keys),
     )
     settle_project(results)
     return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)

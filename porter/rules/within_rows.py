@@ -130,11 +130,10 @@ def _counts_active_lanes(ctx, start: int, end: int) -> bool:
     at = data.find(b"__activemask", start, end)
     while at != -1:
         node = root.descendant_for_byte_range(at, at + len(b"__activemask"))
-        call = node.parent if node is not None and node.type != "comment" else None
-        if node is None or (
-            node.type != "comment" and not (call.type == "call_expression" and is_sync_mask(ctx, call))
-        ):
-            return True
+        if node is None or node.type != "comment":
+            call = node.parent if node is not None else None
+            if call is None or call.type != "call_expression" or not is_sync_mask(ctx, call):
+                return True
         at = data.find(b"__activemask", at + 1, end)
     return False
 
