@@ -633,11 +633,9 @@ def _rows_of_warps(ctx, kernel: FunctionInfo) -> int | None:
 
 def _sums(ctx, kernel: FunctionInfo) -> Iterator[tuple[tree_sitter.Node, tree_sitter.Node, tree_sitter.Node]]:
     """Each `a + b` in the kernel, as (sum, a, b) and as (sum, b, a)."""
-    for node in captures("(binary_expression) @b", kernel.node).get("b", []):
-        parts = binary_parts(node, ctx.source)
-        if parts is not None and parts[1] == "+":
-            yield node, parts[0], parts[2]
-            yield node, parts[2], parts[0]
+    for node, left, _, right in ctx.device.binaries_inside(kernel.node, "+"):
+        yield node, left, right
+        yield node, right, left
 
 
 _WARP_DIVISION = re.compile(rb"/\s*32\b|>>\s*5\b")
@@ -658,9 +656,10 @@ def _bounded_rows_of_warps(ctx, kernel: FunctionInfo) -> bool:
     arguments = [a for a in bounds.named_children if a.type != "comment"] if bounds is not None else []
     if not arguments:
         return False
-    count = _rows_of_warps(ctx, kernel)
     bound = _extent_value(ctx, kernel.node, ctx.source.text(arguments[0].start_byte, arguments[0].end_byte))
-    return count is not None and bound == count * ROW
+    if bound is None or bound % ROW:  # no count of rows gives it: the kernel's sums need no reading
+        return False
+    return _rows_of_warps(ctx, kernel) == bound // ROW
 
 
 def _warp_per_item(ctx, name: str, kernel: FunctionInfo) -> bool:

@@ -244,6 +244,10 @@ class Branches:
                 return live
         return {env.name: True for env in ENVIRONMENTS}
 
+    def has_arm_only(self, live: str, dead: str) -> bool:
+        """Does some arm compile for environment `live` and not for `dead` (an arm live_at can answer)?"""
+        return any(arm[live] is True and arm[dead] is False for _, _, arm in self._arms)
+
     def pass_splits(self, constants: dict[str, int], known: dict[str, PassSplit] | None = None) -> dict[str, PassSplit]:
         """The file's warp widths defined apart for ROCm's device and host passes (PassSplit): in
         a device pass the name's value is that target's wavefront, in the host pass another. A

@@ -114,6 +114,9 @@ def logical_widths(data: bytes, skeleton: bytes, branches: Branches, values: dic
 
 def _platform_pair(data: bytes, branches: Branches) -> bool:
     """Does the header give 64 where only CDNA compiles and 32 where only NVIDIA does?"""
+    # without both kinds of arm no site can be either: the sites' search is the cost here
+    if not (branches.has_arm_only(CDNA.name, CUDA.name) and branches.has_arm_only(CUDA.name, CDNA.name)):
+        return False
     by_value: dict[int, list[dict]] = {64: [], 32: []}
     for offset, value in _width_sites(data):
         by_value[value].append(branches.live_at(offset))

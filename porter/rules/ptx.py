@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import tree_sitter
 
@@ -106,7 +106,12 @@ def _template_of(node: tree_sitter.Node, source: SourceFile) -> str:
     code = node.child_by_field_name("assembly_code")
     if code is None:
         return ""
-    return "".join(_unescape(m.group(1)) for m in _STRING.finditer(source.text(code.start_byte, code.end_byte)))
+    return _template_from(source.text(code.start_byte, code.end_byte))
+
+
+@lru_cache(maxsize=4096)  # a generated file repeats its few templates thousands of times
+def _template_from(code: str) -> str:
+    return "".join(_unescape(m.group(1)) for m in _STRING.finditer(code))
 
 
 def _operands(node: tree_sitter.Node, source: SourceFile) -> list[str]:

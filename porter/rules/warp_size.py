@@ -2465,12 +2465,8 @@ def _guarding_comparisons(ctx: FileContext, node: tree_sitter.Node, kinds: tuple
     parent = node.parent
     while parent is not None and parent.type != "function_definition":
         consequence = parent.child_by_field_name("consequence") if parent.type in kinds else None
-        condition = parent.child_by_field_name("condition")
-        if (
-            consequence is not None
-            and condition is not None
-            and consequence.start_byte <= node.start_byte < consequence.end_byte
-        ):
+        condition = parent.child_by_field_name("condition") if consequence is not None else None
+        if condition is not None and consequence.start_byte <= node.start_byte < consequence.end_byte:
             condition = unparenthesized(condition)
             if condition.type == "condition_clause":
                 value = condition.child_by_field_name("value")
