@@ -60,7 +60,7 @@ def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
         assert rows["gfx1100"].status == "pass", rows["gfx1100"]
 
 
-FAULTS = {"divergent_barrier", "lane_table_overflow"}
+FAULTS = {"divergent_barrier", "lane_table_overflow", "oversized_block"}
 EMBEDDED_PLANTED = "embedded_row_sums_planted"
 # HIP ports written on CDNA for 64 lanes (`written_for = 64`): name, port, its wrong blocks at 32
 # lanes, and the (line, rule) porter's scan at gfx1100 reports
@@ -151,6 +151,11 @@ def test_a_deadlock_is_a_hang_and_an_overrun_is_an_error(emulated):
     assert "__syncthreads reached by 32 of 64" in hang["gfx942"].reason and "divergent_barrier" in hang["gfx942"].reason
     overrun = verdicts(result, "lane_table_overflow")["cpu-w32"]
     assert overrun.status == "error" and "out of bounds" in overrun.reason and "faults.cu:" in overrun.reason
+    # a block the GPU refuses to launch: the CPU device refuses it at every width, before any lane runs
+    oversized = verdicts(result, "oversized_block")
+    assert {row.status for row in oversized.values()} == {"error"}, oversized
+    assert "2048 threads: more than 1024 threads in a block" in oversized["gfx942"].reason
+    assert "oversized_block" in oversized["gfx942"].reason
     assert not result.failed, [c for c in result.cases if c.status not in ("pass",)]
 
 

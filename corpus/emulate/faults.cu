@@ -25,3 +25,8 @@ __global__ void lane_table_overflow(const int* in, int* out) {
   __syncthreads();
   out[threadIdx.x] = table[31 - (lane & 31)];
 }
+
+// Thirty-two warps of 64 lanes: a block of 2048 threads, past the 1024 a block may hold. The GPU
+// refuses the launch (cudaErrorInvalidConfiguration) and the kernel never runs; the CPU device could
+// run it, and must refuse it too (a port that widened 32 warps of 32 lanes would pass otherwise).
+__global__ void oversized_block(int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = threadIdx.x; }

@@ -511,7 +511,28 @@ inline double time_limit() {
   return text ? std::atof(text) : 60.0;
 }
 
+// A launch the GPU refuses (cudaErrorInvalidConfiguration, hipErrorInvalidConfiguration): a block of
+// more than 1024 threads, or beyond an axis's extent. The CPU device could run it, and a port that
+// widened a block past the limit (32 warps of 32 lanes become 32 wavefronts of 64) would pass here
+// and never start on the GPU: the emulator stops instead.
+inline void check_configuration(const char* kernel, dim3 grid, dim3 block) {
+  const unsigned long long threads = 1ull * block.x * block.y * block.z;
+  const char* fault = nullptr;
+  if (threads == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0) fault = "an empty grid or block";
+  else if (threads > 1024) fault = "more than 1024 threads in a block";
+  else if (block.z > 64) fault = "a block deeper than 64 threads";
+  else if (grid.y > 65535 || grid.z > 65535) fault = "a grid taller or deeper than 65535 blocks";
+  if (fault == nullptr) return;
+  std::fprintf(stderr,
+               "porter-emu: error: kernel %s: launch of grid (%u,%u,%u), block (%u,%u,%u) = %llu threads: %s, which "
+               "the GPU refuses (the launch fails), warp width %d\n",
+               kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z, threads, fault, kWidth);
+  std::fflush(stderr);
+  _exit(125);
+}
+
 inline void launch_grid(const char* kernel, dim3 grid, dim3 block, size_t shared, std::function<void()> body) {
+  check_configuration(kernel, grid, block);
   static Launch launch;
   launch = Launch{kernel, grid, block, shared};
   const unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
