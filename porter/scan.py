@@ -37,7 +37,14 @@ from porter.rules.consteval import (
     warp_function_names,
 )
 from porter.rules.embedded import hold_fixes
-from porter.rules.project import ProjectFacts, row_width_keys, settle, settled_keys, widened_assumptions
+from porter.rules.project import (
+    ProjectFacts,
+    block_limit_keys,
+    row_width_keys,
+    settle,
+    settled_keys,
+    widened_assumptions,
+)
 from porter.rules.tables import load_tables
 from porter.source import FileKind, SourceFile, UndecodableSource
 from porter.suppress import apply_suppressions
@@ -318,10 +325,10 @@ def read_again_where_widened(
 def settle_project(results: list[FileResult]) -> None:
     """Findings that depend on other files (porter.rules.project): added or withdrawn in place."""
     facts = [r.project for r in results if r.project]
-    keys, row_widths = settled_keys(facts), row_width_keys(facts)
+    keys, row_widths, limits = settled_keys(facts), row_width_keys(facts), block_limit_keys(facts)
     for result in results:
         if result.project:
-            result.findings = settle(result.findings, result.project, keys, row_widths)
+            result.findings = settle(result.findings, result.project, keys, row_widths, limits)
 
 
 def _looks_wide(data: bytes) -> bool:

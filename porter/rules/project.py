@@ -14,6 +14,9 @@ in four kinds of fact, which each file's analysis records (and the scan cache ke
   shuffles' width (logical_warp.row_path_widths), so the constant is right as written: its
   definition's finding is not reported, nor any finding that *cites* it (every finding of a
   file whose 32 comes from the constant, recorded with its key);
+- a *block limit* on a key: widening the constant would take a launch's block in this file past
+  the 1024 threads a block may hold (porter.rules.block_limits): its definition's finding, where
+  the project settles it, is work for a person, with the launch named;
 - an *assumption* on a key: the file took a header's constant of a warp width's value (marlin's
   `tile_size = 16`) as left as written, which it is unless another file claims it. Where the
   project widens it after all (settled_keys), the scan reads the file again knowing so
@@ -25,9 +28,10 @@ in four kinds of fact, which each file's analysis records (and the scan cache ke
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
-from porter.findings import Finding
+from porter.findings import Finding, FixKind
 
 
 @dataclass
@@ -39,11 +43,12 @@ class ProjectFacts:
     row_widths: set[str] = field(default_factory=set)
     citing: list[tuple[str, str, int, int]] = field(default_factory=list)  # key, rule, start, end
     assumed_kept: set[str] = field(default_factory=set)
+    block_limits: dict[str, str] = field(default_factory=dict)  # key → what widening does to a launch
 
     def __bool__(self) -> bool:
         return bool(
             self.claims or self.vetoes or self.pending or self.withdrawals or self.row_widths or self.citing
-            or self.assumed_kept
+            or self.assumed_kept or self.block_limits
         )  # fmt: skip
 
     def to_json(self) -> dict:
@@ -55,6 +60,7 @@ class ProjectFacts:
             "row_widths": sorted(self.row_widths),
             "citing": [list(c) for c in self.citing],
             "assumed_kept": sorted(self.assumed_kept),
+            "block_limits": dict(sorted(self.block_limits.items())),
         }
 
     @classmethod
@@ -69,6 +75,7 @@ class ProjectFacts:
             row_widths=set(data.get("row_widths", ())),
             citing=[tuple(c) for c in data.get("citing", ())],
             assumed_kept=set(data.get("assumed_kept", ())),
+            block_limits=dict(data.get("block_limits", {})),
         )
 
 
@@ -91,13 +98,35 @@ def row_width_keys(facts: list[ProjectFacts]) -> set[str]:
     return set().union(*(f.row_widths for f in facts)) if facts else set()
 
 
+def block_limit_keys(facts: list[ProjectFacts]) -> dict[str, str]:
+    """Key → what widening it does to a launch, over the project's files (porter.rules.block_limits)."""
+    return {key: detail for f in facts for key, detail in f.block_limits.items()}
+
+
 def settle(
-    findings: list[Finding], facts: ProjectFacts, keys: set[str], row_widths: set[str] = frozenset()
+    findings: list[Finding],
+    facts: ProjectFacts,
+    keys: set[str],
+    row_widths: set[str] = frozenset(),
+    block_limits: dict[str, str] | None = None,
 ) -> list[Finding]:
-    """One file's findings once the project's settled `keys` and `row_widths` are known."""
+    """One file's findings once the project's settled `keys`, `row_widths` and `block_limits` are known."""
     gone = {(rule, start, end) for key, rule, start, end in facts.withdrawals if key in keys}
     gone |= {(rule, start, end) for key, rule, start, end in facts.citing if key in row_widths}
     kept = [f for f in findings if (f.rule, f.span.start_byte, f.span.end_byte) not in gone] if gone else findings
     # one finding per place: a use that feeds two of the project's networks gives way once
-    added = list({(f.rule, f.span.start_byte, f.span.end_byte): f for key, f in facts.pending if key in keys}.values())
+    added = list(
+        {
+            (f.rule, f.span.start_byte, f.span.end_byte): _held(f, (block_limits or {}).get(key))
+            for key, f in facts.pending
+            if key in keys
+        }.values()
+    )
     return sorted(kept + added, key=Finding.sort_key) if added else kept
+
+
+def _held(finding: Finding, block_limit: str | None) -> Finding:
+    """A definition's finding whose widening would overfill a launch's block: no edit, for a person."""
+    if block_limit is None:
+        return finding
+    return dataclasses.replace(finding, fix=FixKind.MANUAL, edits=(), message=f"{finding.message}; but {block_limit}")

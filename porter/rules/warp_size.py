@@ -19,6 +19,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures, define_names, identifiers_named, initializers, stands_alone
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
+from porter.rules.block_limits import widened_blocks
 from porter.rules.block_rows import (
     ROW,
     block_rows,
@@ -156,7 +157,11 @@ WARP_CONSTANT = Rule(
         "(`1u << (i % WS)`) keeps its definition, and each warp use gets its own fix instead. One that a kernel "
         "template's branch for 32-thread rows hands to its shuffles as their width (`if constexpr (BDIM_X == 32)`, the "
         "launch's block x from BDIM_X, reducing with a helper given `WARP_SIZE` as the width) is a row's width, right "
-        "on any wavefront: neither it nor any use of it is reported (widened, two rows would be added together)."
+        "on any wavefront: neither it nor any use of it is reported (widened, two rows would be added together). One "
+        "that also sizes a launch's block in the file (`#define THREADS (WARPS * WARP_SIZE)`, `<<<rows, THREADS>>>`), "
+        "where widening it would take the block past 1024 threads, is left to a person (fix: manual, the launch named, "
+        "its uses left as written too): the launch would fail, and what keeps the block whole (fewer warps per "
+        "block) is a choice the code does not show (porter.rules.block_limits)."
     ),
     why=WHY_WAVE64 + "\nEvery use of the constant inherits the assumption; fixing the definition fixes them all.",
     example="#define WARP_SIZE 32\nconstexpr int kLog2WarpSize = 5;",
@@ -2551,6 +2556,8 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding], others: list[F
     ctx.project.pending += [
         (_constant_key(ctx, name, finding.span.start_byte), finding) for name, finding in _own_definitions(ctx)
     ]
+    widened = widened_blocks(ctx, {name for name, _ in _own_definitions(ctx)}) if _own_definitions(ctx) else {}
+    ctx.project.block_limits.update({_constant_key(ctx, name): detail for name, detail in widened.items()})
 
 
 def _whole_extent(ctx: FileContext, finding: Finding) -> bool:

@@ -1,0 +1,84 @@
+"""A warp width that also sizes a launch's block (porter.rules.block_limits): widening its
+definition would take the block past 1024 threads and the launch would fail on the GPU, so
+WRP006 leaves it to a person and convert leaves the constant and its uses as written.
+
+The kernel is the shape of exllamav2's RMS norm before its ROCm fix (turboderp-org/exllamav2#137):
+32 warps of 32 threads, the warp and lane taken with the constant, a shuffle reduction; on wave64
+the fix kept the block at 1024 threads by halving the warps (`NUM_WARPS (1024 / WARP_SIZE)`)."""
+
+from __future__ import annotations
+
+from porter.config import Config
+from porter.convert import ConvertOptions, convert
+from porter.scan import Deep, scan
+
+NORM = """#define WARPS {warps}
+#define WIDTH 32
+#define THREADS (WARPS * WIDTH)
+
+__global__ void row_norm(const float* __restrict__ x, float* __restrict__ y, const int dim)
+{{
+    int warp = threadIdx.x / WIDTH;
+    int lane = threadIdx.x % WIDTH;
+    float acc = 0.0f;
+    for (int c = warp * WIDTH + lane; c < dim; c += THREADS) acc += x[blockIdx.x * dim + c] * x[blockIdx.x * dim + c];
+    for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffff, acc, off);
+    __shared__ float partial[WARPS];
+    if (lane == 0) partial[warp] = acc;
+    __syncthreads();
+    for (int c = warp * WIDTH + lane; c < dim; c += THREADS) y[blockIdx.x * dim + c] = x[blockIdx.x * dim + c] * partial[0];
+}}
+
+void launch(const float* x, float* y, int rows, int dim)
+{{
+{launch}
+}}
+"""
+DIRECT = "    row_norm<<<rows, THREADS>>>(x, y, dim);"
+ASSIGNED = (
+    "    dim3 block, grid;\n    block.x = THREADS;\n    grid.x = rows;\n    row_norm<<<grid, block>>>(x, y, dim);"
+)
+
+
+def _warp_findings(tree):
+    result = scan([tree], Config(), deep=Deep.NEVER)
+    return {(f.span.line, f.rule): f for f in result.findings if f.category == "warp-size"}
+
+
+def _write(tmp_path, warps: int, launch: str = DIRECT):
+    tree = tmp_path / "src"
+    tree.mkdir()
+    (tree / "norm.cu").write_text(NORM.format(warps=warps, launch=launch))
+    return tree
+
+
+def test_a_width_that_would_take_the_block_past_1024_threads_is_left_to_a_person(tmp_path):
+    found = _warp_findings(_write(tmp_path, 32))
+    definition = found[(2, "WRP006")]
+    assert definition.fix == "manual" and not definition.edits
+    assert "`row_norm`'s launch (`THREADS`, 1024 threads), which at 64 would be 2048 threads" in definition.message
+    # the uses give way to the definition's finding, as they do to an automatic one
+    assert not [key for key in found if key[1] == "WRP001"]
+
+
+def test_the_constant_and_its_uses_are_left_as_written_by_convert(tmp_path):
+    tree = _write(tmp_path, 32)
+    out = tmp_path / "out"
+    convert(ConvertOptions(tree, out, "portable"), Config())
+    ported = (out / "norm.cu").read_text()
+    assert "#define WIDTH 32\n" in ported
+    assert "threadIdx.x / WIDTH;" in ported and "threadIdx.x % WIDTH;" in ported
+
+
+def test_a_block_read_from_a_local_dim3_is_followed(tmp_path):
+    definition = _warp_findings(_write(tmp_path, 32, ASSIGNED))[(2, "WRP006")]
+    assert definition.fix == "manual"
+    assert "(`THREADS` × `1` × `1`, 1024 threads)" in definition.message
+
+
+def test_a_block_that_stays_within_1024_threads_keeps_the_automatic_fix(tmp_path):
+    """8 warps: 256 threads, 512 widened. Widening the definition keeps each warp's rows whole."""
+    found = _warp_findings(_write(tmp_path, 8))
+    definition = found[(2, "WRP006")]
+    assert definition.fix == "auto" and definition.edits
+    assert "launch" not in definition.message
