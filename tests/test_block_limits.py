@@ -56,7 +56,7 @@ def test_a_width_that_would_take_the_block_past_1024_threads_is_left_to_a_person
     found = _warp_findings(_write(tmp_path, 32))
     definition = found[(2, "WRP006")]
     assert definition.fix == "manual" and not definition.edits
-    assert "`row_norm`'s launch (`THREADS`, 1024 threads), which at 64 would be 2048 threads" in definition.message
+    assert "the block of `row_norm`'s launch (`THREADS`, 1024 threads), which at 64 would be 2048" in definition.message
     # the uses give way to the definition's finding, as they do to an automatic one
     assert not [key for key in found if key[1] == "WRP001"]
 
@@ -74,6 +74,19 @@ def test_a_block_read_from_a_local_dim3_is_followed(tmp_path):
     definition = _warp_findings(_write(tmp_path, 32, ASSIGNED))[(2, "WRP006")]
     assert definition.fix == "manual"
     assert "(`THREADS` × `1` × `1`, 1024 threads)" in definition.message
+
+
+def test_a_launch_bound_past_1024_threads_is_read_as_a_block(tmp_path):
+    """A kernel bounded at its block of THREADS is launched with THREADS: widened, 2048, which no
+    launch can start (hip-clang itself compiles the bound)."""
+    tree = _write(tmp_path, 32, "    // launched where the file does not show")
+    source = tree / "norm.cu"
+    source.write_text(
+        source.read_text().replace("__global__ void row_norm", "__global__ void __launch_bounds__(THREADS) row_norm")
+    )
+    definition = _warp_findings(tree)[(2, "WRP006")]
+    assert definition.fix == "manual"
+    assert "`row_norm`'s `__launch_bounds__` (`THREADS`, 1024 threads)" in definition.message
 
 
 def test_a_block_that_stays_within_1024_threads_keeps_the_automatic_fix(tmp_path):

@@ -38,9 +38,9 @@ def widened_blocks(ctx, names: Iterable[str], wave: int = 64) -> dict[str, str]:
     """Name → what widening it does to a launch, for each of `names` (constants of 32 the file
     defines) whose value at `wave` takes some launch's block from at most MAX_BLOCK_THREADS
     threads past it."""
-    if b"<<<" not in ctx.source.data:
+    if b"<<<" not in ctx.source.data and b"__launch_bounds__" not in ctx.source.data:
         return {}
-    launches = list(_launch_blocks(ctx))
+    launches = [*_launch_blocks(ctx), *_bounded_blocks(ctx)]
     found: dict[str, str] = {}
     for name in sorted(set(names)):
         if not launches or ctx.shared_constants.get(name) != 32:
@@ -51,8 +51,8 @@ def widened_blocks(ctx, names: Iterable[str], wave: int = 64) -> dict[str, str]:
             if before is not None and after is not None and before <= MAX_BLOCK_THREADS < after:
                 block = " × ".join(f"`{extent.strip()}`" for extent in extents)
                 found[name] = (
-                    f"it also sizes the block of `{kernel}`'s launch ({block}, {before} threads), which at {wave} "
-                    f"would be {after} threads, past the {MAX_BLOCK_THREADS} a block may hold: the launch would fail. "
+                    f"it also sizes {kernel} ({block}, {before} threads), which at {wave} would be {after} threads, "
+                    f"past the {MAX_BLOCK_THREADS} a block may hold: the launch would fail. "
                     f"Keep the block at {before} threads (fewer warps per block, {before} / `{name}`, and the host "
                     "arithmetic that counts them), then widen it by hand"
                 )
@@ -87,7 +87,7 @@ def _threads(extents: list[str], values: dict[str, int]) -> int | None:
 
 
 def _launch_blocks(ctx) -> Iterator[tuple[str, list[str]]]:
-    """(kernel, block extents) of each `<<<grid, block, …>>>` launch whose block the file shows:
+    """(what, block extents) of each `<<<grid, block, …>>>` launch whose block the file shows:
     an expression, `dim3(x, y)`, or a local `dim3 block(x, y)` (its `block.x = …` assignments in
     the launching function read too)."""
     for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
@@ -98,7 +98,19 @@ def _launch_blocks(ctx) -> Iterator[tuple[str, list[str]]]:
             continue
         extents = _extents(ctx, arguments[1], launch)
         if extents:
-            yield ctx.source.text(function.start_byte, function.end_byte), extents
+            yield f"the block of `{ctx.source.text(function.start_byte, function.end_byte)}`'s launch", extents
+
+
+def _bounded_blocks(ctx) -> Iterator[tuple[str, list[str]]]:
+    """(what, [bound]) of each kernel's `__launch_bounds__(threads, …)`, the block it is launched with
+    where the file does not show the launch. hip-clang 19 compiles a bound of 2048 for gfx942 (the
+    bound only caps the block), but a launch of that many threads fails."""
+    for bounds in captures("(launch_bounds) @b", ctx.parsed.root).get("b", []):
+        arguments = [a for a in bounds.named_children if a.type != "comment"]
+        if arguments:
+            kernel = ctx.device.function_of(bounds)
+            name = kernel.name.split("(")[0].strip() if kernel is not None and kernel.name else "a kernel"
+            yield f"`{name}`'s `__launch_bounds__`", [ctx.source.text(arguments[0].start_byte, arguments[0].end_byte)]
 
 
 _DIM3 = re.compile(r"^\s*dim3\s*[({](.*)[)}]\s*$", re.S)
