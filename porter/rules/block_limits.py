@@ -46,12 +46,12 @@ def widened_blocks(ctx, names: Iterable[str], wave: int = 64) -> dict[str, str]:
         if not launches or ctx.shared_constants.get(name) != 32:
             continue
         widened = _widened_constants(ctx, name, wave)
-        for kernel, extents in launches:
+        for sized, extents in launches:
             before, after = _threads(extents, ctx.shared_constants), _threads(extents, widened)
             if before is not None and after is not None and before <= MAX_BLOCK_THREADS < after:
                 block = " × ".join(f"`{extent.strip()}`" for extent in extents)
                 found[name] = (
-                    f"it also sizes {kernel} ({block}, {before} threads), which at {wave} would be {after} threads, "
+                    f"it also sizes {sized} ({block}, {before} threads), which at {wave} would be {after} threads, "
                     f"past the {MAX_BLOCK_THREADS} a block may hold: the launch would fail. "
                     f"Keep the block at {before} threads (fewer warps per block, {before} / `{name}`, and the host "
                     "arithmetic that counts them), then widen it by hand"
