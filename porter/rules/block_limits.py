@@ -26,12 +26,11 @@ from collections.abc import Iterable, Iterator
 import tree_sitter
 
 from porter.parse import captures
-from porter.rules.branches import constant_definitions
+from porter.rules.branches import constant_definitions, evaluate_definition
 from porter.rules.consteval import evaluate
+from porter.rules.device import IDENT
 
 MAX_BLOCK_THREADS = 1024  # CUDA's limit, and HIP's on every AMD target
-_WORD = re.compile(r"[A-Za-z_]\w*")
-_COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 
 
 def widened_blocks(ctx, names: Iterable[str], wave: int = 64) -> dict[str, str]:
@@ -42,8 +41,8 @@ def widened_blocks(ctx, names: Iterable[str], wave: int = 64) -> dict[str, str]:
         return {}
     launches = [*_launch_blocks(ctx), *_bounded_blocks(ctx)]
     found: dict[str, str] = {}
-    for name in sorted(set(names)):
-        if not launches or ctx.shared_constants.get(name) != 32:
+    for name in sorted(set(names)) if launches else ():
+        if ctx.shared_constants.get(name) != 32:
             continue
         widened = _widened_constants(ctx, name, wave)
         for sized, extents in launches:
@@ -67,9 +66,9 @@ def _widened_constants(ctx, name: str, wave: int) -> dict[str, int]:
     values[name] = wave
     changed = {name}
     for _, defined, text in constant_definitions(ctx.source.data):
-        if defined in changed or not changed.intersection(_WORD.findall(text)):
+        if defined in changed or not changed.intersection(IDENT.findall(text)):
             continue
-        value = evaluate(_COMMENT.sub("", text).strip(), values)
+        value = evaluate_definition(text, values)
         if value is not None:
             values[defined] = value
             changed.add(defined)

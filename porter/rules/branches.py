@@ -266,7 +266,7 @@ class Branches:
             used = [widths[word] for word in re.findall(r"[A-Za-z_]\w*", text) if word in widths]
             if name in widths or not used or self._in_function(match.end()):
                 continue  # a function's own constant is reported where it reads the width
-            device, host = _evaluate_text(text, device_values), _evaluate_text(text, host_values)
+            device, host = evaluate_definition(text, device_values), evaluate_definition(text, host_values)
             if device is not None and host is not None and device != host:
                 derived[name] = PassSplit(device, host, used[0].target)
         return {**direct, **derived}
@@ -498,7 +498,7 @@ def constant_definitions(data: bytes) -> Iterable[tuple[int, str, str]]:
         yield (match.start(), *_definition(match))
 
 
-def _evaluate_text(text: str, constants: dict[str, int]) -> int | None:
+def evaluate_definition(text: str, constants: dict[str, int]) -> int | None:
     """A definition's value text, its comments left out, as consteval evaluates it."""
     from porter.rules.consteval import evaluate
 

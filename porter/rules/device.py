@@ -657,20 +657,17 @@ class DeviceFacts:
     ) -> list[tuple[tree_sitter.Node, tree_sitter.Node, str, tree_sitter.Node]]:
         """binaries((operator,)) within the node's bytes, found by a binary search: a rule that asks
         this of every kernel of a generated file reads each kernel's share, not the file's."""
-        starts, found = self._binaries_in_order(operator)
+        # one operator's group is in source order already: the node index holds them so
+        found = self._binaries_by_operator.get(operator, [])
+        starts = self._binary_starts.get(operator)
+        if starts is None:
+            starts = self._binary_starts[operator] = [item[0].start_byte for item in found]
         low = bisect.bisect_left(starts, node.start_byte)
         high = bisect.bisect_left(starts, node.end_byte, lo=low)
         return [item for item in found[low:high] if item[0].end_byte <= node.end_byte]
 
-    def _binaries_in_order(self, operator: str) -> tuple[list[int], list]:
-        ordered = self._ordered_binaries.get(operator)
-        if ordered is None:
-            found = self.binaries((operator,))
-            ordered = self._ordered_binaries[operator] = ([item[0].start_byte for item in found], found)
-        return ordered
-
     @cached_property
-    def _ordered_binaries(self) -> dict[str, tuple[list[int], list]]:
+    def _binary_starts(self) -> dict[str, list[int]]:
         return {}
 
     # -- calls --------------------------------------------------------------------------
