@@ -271,7 +271,7 @@ def _analyze(
             project_logical_warp=project.logical_warp if project else None,
             project_warp_functions=project.warp_functions if project else frozenset(),
             project_row_callers=project.row_callers if project else {},
-            project_operands=project.operands if project else {},
+            project_formulas=project.formulas if project else {},
             project_widened=widened,
         )
         if token_pass:

@@ -95,3 +95,35 @@ def test_a_block_that_stays_within_1024_threads_keeps_the_automatic_fix(tmp_path
     definition = found[(2, "WRP006")]
     assert definition.fix == "auto" and definition.edits
     assert "launch" not in definition.message
+
+
+def _split(tmp_path, in_header: int):
+    """The kernel's file includes a header holding its first `in_header` definitions."""
+    tree = _write(tmp_path, 32)
+    lines = (tree / "norm.cu").read_text().split("\n")
+    (tree / "norm_config.h").write_text("#pragma once\n" + "\n".join(lines[:in_header]) + "\n")
+    (tree / "norm.cu").write_text('#include "norm_config.h"\n' + "\n".join(lines[in_header:]))
+    return tree
+
+
+def test_a_header_width_that_sizes_a_block_in_the_launching_file_is_left_to_a_person(tmp_path):
+    """WARPS, WIDTH and THREADS in a header: the launch that THREADS sizes is in the source file,
+    which re-evaluates the header's THREADS with WIDTH at 64."""
+    tree = _split(tmp_path, 3)
+    result = scan([tree], Config(), deep=Deep.NEVER)
+    definition = next(f for f in result.findings if f.rule == "WRP006" and f.file.endswith("norm_config.h"))
+    assert definition.fix == "manual" and not definition.edits
+    assert "the block of `row_norm`'s launch in norm.cu (`THREADS`, 1024 threads)" in definition.message
+    out = tmp_path / "out"
+    convert(ConvertOptions(tree, out, "portable"), Config())
+    assert "#define WIDTH 32\n" in (out / "norm_config.h").read_text()
+    assert "threadIdx.x / WIDTH;" in (out / "norm.cu").read_text()
+
+
+def test_a_block_derived_in_the_source_from_a_header_width_is_followed(tmp_path):
+    """WARPS and WIDTH in the header, THREADS defined from them in the launching file."""
+    tree = _split(tmp_path, 2)
+    result = scan([tree], Config(), deep=Deep.NEVER)
+    definition = next(f for f in result.findings if f.rule == "WRP006" and f.file.endswith("norm_config.h"))
+    assert definition.fix == "manual"
+    assert "which at 64 would be 2048" in definition.message

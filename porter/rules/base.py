@@ -152,8 +152,8 @@ class FileContext:
     project_warp_functions: frozenset[str] = frozenset()
     # functions that kernels of 32-thread blocks call: name -> (kernel, its file's name) (block_rows)
     project_row_callers: dict = field(default_factory=dict)
-    # each header constant defined once -> the constants its text names (consteval.HeaderConstants.operands)
-    project_operands: dict = field(default_factory=dict)
+    # each header constant defined once from others -> its text (consteval.HeaderConstants.formulas)
+    project_formulas: dict = field(default_factory=dict)
     # header constants this file took as left as written that the project widens after all, known
     # when the scan reads the file a second time (porter.rules.project: assumptions)
     project_widened: frozenset[str] = frozenset()

@@ -13,15 +13,16 @@ original ran. What keeps the block whole is a choice the code does not show (few
 block, `1024 / WIDTH`, and the host's arithmetic that follows them), so the definition's finding
 becomes work for a person, and the uses' fixes give way to it as they do to an automatic one.
 
-Only the file's own definitions and its own launches are read: a header's constant that sizes a
-block in another file is not followed (porter.rules.project would need the launch's file to
-re-evaluate the header's derived constants).
+Each file reads its own launches, with the file's definitions and the headers' (their texts ride
+with the project's constants, consteval.HeaderConstants.formulas): a header's `WIDTH` that sizes a
+block in a source file is held there, through porter.rules.project's block limits, which the
+project settles with the header's finding.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 import tree_sitter
 
@@ -31,27 +32,34 @@ from porter.rules.consteval import evaluate
 from porter.rules.device import IDENT
 
 MAX_BLOCK_THREADS = 1024  # CUDA's limit, and HIP's on every AMD target
+_CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
 
 
-def widened_blocks(ctx, names: Iterable[str], wave: int = 64) -> dict[str, str]:
-    """Name → what widening it does to a launch, for each of `names` (constants of 32 the file
-    defines) whose value at `wave` takes some launch's block from at most MAX_BLOCK_THREADS
-    threads past it."""
+def widened_blocks(ctx, wave: int = 64) -> dict[str, str]:
+    """Name → what widening it does to a launch, for each constant of 32 that a launch's block in
+    this file is computed from (through the file's definitions and the headers') whose value at
+    `wave` takes the block from at most MAX_BLOCK_THREADS threads past it."""
     if b"<<<" not in ctx.source.data and b"__launch_bounds__" not in ctx.source.data:
         return {}
     launches = [*_launch_blocks(ctx), *_bounded_blocks(ctx)]
+    if not launches:
+        return {}
+    own = [(defined, text) for _, defined, text in constant_definitions(ctx.source.data)]
+    # the headers' first, then the file's own in its order: a later definition of a name is the one seen
+    definitions = [*ctx.project_formulas.items(), *own]
+    sizing = _sizing_constants(ctx, launches, dict(definitions))
+    definitions = [(defined, text) for defined, text in definitions if defined in sizing]
     found: dict[str, str] = {}
-    for name in sorted(set(names)) if launches else ():
-        if ctx.shared_constants.get(name) != 32:
-            continue
-        widened = _widened_constants(ctx, name, wave)
+    for name in sorted(name for name in sizing if ctx.shared_constants[name] == 32):
+        widened = _widened_constants(ctx, definitions, name, wave)
         for sized, extents in launches:
             before, after = _threads(extents, ctx.shared_constants), _threads(extents, widened)
             if before is not None and after is not None and before <= MAX_BLOCK_THREADS < after:
                 block = " × ".join(f"`{extent.strip()}`" for extent in extents)
+                where = "" if any(defined == name for defined, _ in own) else f" in {ctx.source.rel}"
                 found[name] = (
-                    f"it also sizes {sized} ({block}, {before} threads), which at {wave} would be {after} threads, "
-                    f"past the {MAX_BLOCK_THREADS} a block may hold: the launch would fail. "
+                    f"it also sizes {sized}{where} ({block}, {before} threads), which at {wave} would be {after} "
+                    f"threads, past the {MAX_BLOCK_THREADS} a block may hold: the launch would fail. "
                     f"Keep the block at {before} threads (fewer warps per block, {before} / `{name}`, and the host "
                     "arithmetic that counts them), then widen it by hand"
                 )
@@ -59,19 +67,37 @@ def widened_blocks(ctx, names: Iterable[str], wave: int = 64) -> dict[str, str]:
     return found
 
 
-def _widened_constants(ctx, name: str, wave: int) -> dict[str, int]:
-    """The file's constants with `name` at `wave` and every constant defined from it after it
-    (in the file's order) evaluated again: `THREADS = WARPS * WIDTH` follows `WIDTH`."""
+def _sizing_constants(ctx, launches: list[tuple[str, list[str]]], texts: dict[str, str]) -> set[str]:
+    """The constants that some launch's block extents name, or name through their definitions."""
+    seen: set[str] = set()
+    pending = [word for _, extents in launches for extent in extents for word in IDENT.findall(extent)]
+    while pending:
+        word = pending.pop()
+        if word not in seen and word in ctx.shared_constants:
+            seen.add(word)
+            pending += IDENT.findall(texts.get(word, ""))
+    return seen
+
+
+def _widened_constants(ctx, definitions: list[tuple[str, str]], name: str, wave: int) -> dict[str, int]:
+    """The constants with `name` at `wave` and every constant defined from it evaluated again:
+    `THREADS = WARPS * WIDTH` follows `WIDTH`. The headers' definitions are in no order one file
+    can know, so they are evaluated again until no value changes."""
     values = dict(ctx.shared_constants)
     values[name] = wave
-    changed = {name}
-    for _, defined, text in constant_definitions(ctx.source.data):
-        if defined in changed or not changed.intersection(IDENT.findall(text)):
-            continue
-        value = evaluate_definition(text, values)
-        if value is not None:
-            values[defined] = value
-            changed.add(defined)
+    derived = {name}
+    for _ in range(_CHAIN_PASSES):
+        changed = False
+        for defined, text in definitions:
+            if defined == name or derived.isdisjoint(IDENT.findall(text)):
+                continue
+            value = evaluate_definition(text, values)
+            if value is not None and values.get(defined) != value:
+                values[defined] = value
+                derived.add(defined)
+                changed = True
+        if not changed:
+            break
     return values
 
 

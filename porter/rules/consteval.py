@@ -265,7 +265,7 @@ class HeaderConstants:
     logical_warp: object = None  # a warp of 32 kept on purpose (porter.rules.logical_warp.LogicalWarp)
     warp_functions: frozenset[str] = frozenset()  # functions holding warp operations (within_rows.warp_functions)
     row_callers: dict = field(default_factory=dict)  # name -> (row kernel, file) (block_rows.project_row_callers)
-    operands: dict = field(default_factory=dict)  # name -> the constants its one definition is computed from
+    formulas: dict = field(default_factory=dict)  # name -> the text of its one definition
 
     @classmethod
     def of(
@@ -283,7 +283,7 @@ class HeaderConstants:
         logical_warp=None,
         warp_functions: frozenset[str] = frozenset(),
         row_callers: dict | None = None,
-        operands: dict | None = None,
+        formulas: dict | None = None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr(_canonical((
@@ -294,13 +294,13 @@ class HeaderConstants:
             sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
             sorted((pasting_macros or {}).items()),
             logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions), sorted(logical_warp.helpers)),
-            sorted(warp_functions), sorted((row_callers or {}).items()), operands or {},
+            sorted(warp_functions), sorted((row_callers or {}).items()), sorted((formulas or {}).items()),
         )))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
             header_sides or {}, pasting_macros or {}, logical_warp, warp_functions, row_callers or {},
-            operands or {},
+            formulas or {},
         )  # fmt: skip
 
 
@@ -556,18 +556,22 @@ def header_constants(
         logical_warp,
         texts.warp_functions,
         texts.row_callers,
-        _operands(definitions, constants),
+        _formulas(definitions, constants),
     )
 
 
-def _operands(definitions: dict[str, set[str]], constants: dict[str, int]) -> dict[str, frozenset[str]]:
-    """Each constant defined once → the constants its text names (`tile_n_size = tile_k_size * 4`:
-    tile_k_size), for the files that use it without defining it (warp_size.kept_value)."""
+def _formulas(definitions: dict[str, set[str]], constants: dict[str, int]) -> dict[str, str]:
+    """Each constant defined once → its text (`tile_n_size = tile_k_size * 4`), for the files that
+    use it without defining it: warp_size.kept_value follows its operands, block_limits evaluates it
+    again with a warp width widened."""
     return {
-        name: frozenset(word for word in _IDENTIFIER.findall(next(iter(texts))) if word in constants and word != name)
-        for name, texts in definitions.items()
-        if name in constants and len(texts) == 1
+        name: next(iter(texts)).strip() for name, texts in definitions.items() if name in constants and len(texts) == 1
     }
+
+
+def formula_operands(text: str, name: str, constants: dict[str, int]) -> frozenset[str]:
+    """The constants a constant's definition text names, itself aside."""
+    return frozenset(word for word in _IDENTIFIER.findall(text) if word in constants and word != name)
 
 
 # a conditional's or a macro's first line: where a header names a platform that matters here

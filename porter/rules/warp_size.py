@@ -28,7 +28,7 @@ from porter.rules.block_rows import (
     short_name,
     template_parameter_names,
 )
-from porter.rules.consteval import HEADER_SUFFIXES
+from porter.rules.consteval import HEADER_SUFFIXES, formula_operands
 from porter.rules.device import (
     IDENT,
     SHUFFLE_CALLS,
@@ -158,7 +158,8 @@ WARP_CONSTANT = Rule(
         "template's branch for 32-thread rows hands to its shuffles as their width (`if constexpr (BDIM_X == 32)`, the "
         "launch's block x from BDIM_X, reducing with a helper given `WARP_SIZE` as the width) is a row's width, right "
         "on any wavefront: neither it nor any use of it is reported (widened, two rows would be added together). One "
-        "that also sizes a launch's block in the file (`#define THREADS (WARPS * WARP_SIZE)`, `<<<rows, THREADS>>>`), "
+        "that also sizes a launch's block (`#define THREADS (WARPS * WARP_SIZE)`, `<<<rows, THREADS>>>`, in its file or "
+        "in any file that includes its header), "
         "where widening it would take the block past 1024 threads, is left to a person (fix: manual, the launch named, "
         "its uses left as written too): the launch would fail, and what keeps the block whole (fewer warps per "
         "block) is a choice the code does not show (porter.rules.block_limits)."
@@ -595,10 +596,11 @@ def _header_constant_assumed(ctx: FileContext, name: str, hops: int, assumed: se
     """Can the header's constant, and the header's constants it is computed from, be taken as left
     as written (_unclaimed_here)? Their keys are added to `assumed`. The header's definitions are
     followed, not the file's own: a kernel's local `tile_size` shadows the header's only there."""
-    operands = ctx.project_operands.get(name)
-    if operands is None or hops == 0 or not _unclaimed_here(ctx, name):
+    formula = ctx.project_formulas.get(name)
+    if formula is None or hops == 0 or not _unclaimed_here(ctx, name):
         return False
     assumed.add(_constant_key(ctx, name))
+    operands = formula_operands(formula, name, ctx.project_constants)
     return all(_header_constant_assumed(ctx, word, hops - 1, assumed) for word in operands)
 
 
@@ -2556,8 +2558,7 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding], others: list[F
     ctx.project.pending += [
         (_constant_key(ctx, name, finding.span.start_byte), finding) for name, finding in _own_definitions(ctx)
     ]
-    widened = widened_blocks(ctx, {name for name, _ in _own_definitions(ctx)}) if _own_definitions(ctx) else {}
-    ctx.project.block_limits.update({_constant_key(ctx, name): detail for name, detail in widened.items()})
+    ctx.project.block_limits.update({_constant_key(ctx, name): detail for name, detail in widened_blocks(ctx).items()})
 
 
 def _whole_extent(ctx: FileContext, finding: Finding) -> bool:
