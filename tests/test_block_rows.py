@@ -409,3 +409,33 @@ def test_a_header_helper_that_a_row_kernel_elsewhere_calls_keeps_its_32s_and_tak
     # `wide_sum` is called by no row kernel (copies.cu's is its own): widened, as before
     wide = [(line, rule, fix, edits) for line, rule, fix, _, edits in header if line in (7, 8)]
     assert wide == [(7, "MSK001", "auto", [b"PORTER_FULL_MASK"]), (7, "WRP002", "auto", [b"(PORTER_WARP_SIZE / 2)"])]
+
+
+TILE_ROWS = """#define TILE 32
+#define ROWS 8
+__global__ void tile_rows(const float* x, float* y, int cols) {
+  __shared__ float tile[TILE][TILE + 1];
+  const int warp = threadIdx.x / TILE, lane = threadIdx.x % TILE;
+  const int row = blockIdx.x * ROWS + warp;
+  float s = 0.f;
+  for (int c = lane; c < cols; c += TILE) s += x[row * cols + c];
+  tile[warp][lane] = s;
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffff, s, o);
+  y[row] = s + tile[warp][0];
+}
+void go(const float* x, float* y, int r, int c) { tile_rows<<<r / ROWS, ROWS * TILE>>>(x, y, c); }
+"""
+
+
+def test_a_square_tiles_edge_that_is_the_rows_width_is_read_as_its_32(tmp_path):
+    """TILE is both edges of the tile, so its definition stays at 32; it is also the width of the
+    block's rows (`blockIdx.x * ROWS + threadIdx.x / TILE`, launched with ROWS * TILE threads). A
+    constant that stays is read as its literal: the kernel is a row kernel, its lane math kept and
+    its ladder given the row's width, exactly as with `32` written. Before, each warp use of TILE was
+    widened on its own, the row index still counting rows of 32 (corpus/emulate/tile_rows.cu)."""
+    literal = TILE_ROWS.replace("[TILE][TILE + 1]", "[32][33]").replace("TILE", "32")
+    assert findings(tmp_path, TILE_ROWS) == findings(tmp_path, literal, "literal.cu")
+    assert [(line, rule) for line, rule, _ in findings(tmp_path, TILE_ROWS)] == [
+        (10, "MSK001"),
+        (10, "WRP016"),
+    ]

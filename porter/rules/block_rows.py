@@ -622,7 +622,7 @@ def _rows_of_warps(ctx, kernel: FunctionInfo) -> int | None:
     rows of 32 and its 32s are the rows' width; widened to 64 lanes, the kernel would take R / 2
     rows and leave the rest undone."""
     text = ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]
-    if b"blockIdx" not in text or not _WARP_DIVISION.search(text):
+    if b"blockIdx" not in text or not _counts_warps(ctx, text):
         return None
     for node, base, warp in _sums(ctx, kernel):
         count = _blocks_of_rows(ctx, base, node)
@@ -639,6 +639,18 @@ def _sums(ctx, kernel: FunctionInfo) -> Iterator[tuple[tree_sitter.Node, tree_si
 
 
 _WARP_DIVISION = re.compile(rb"/\s*32\b|>>\s*5\b")
+_NAMED_DIVISION = re.compile(rb"(/|>>)\s*([A-Za-z_]\w*)")
+
+
+def _counts_warps(ctx, text: bytes) -> bool:
+    """Does the text divide by 32 (or shift by 5), written as a literal or as a constant of that
+    value (which _per_warp then asks to be one porter keeps)?"""
+    if _WARP_DIVISION.search(text):
+        return True
+    return any(
+        ctx.shared_constants.get(name.decode()) == (ROW if operator == b"/" else 5)
+        for operator, name in _NAMED_DIVISION.findall(text)
+    )
 
 
 def _warps_by_itself(ctx, name: str, kernel: FunctionInfo) -> bool:
@@ -673,7 +685,7 @@ def _warp_per_item(ctx, name: str, kernel: FunctionInfo) -> bool:
     which WRP008 widens with the kernel), nor with a grid-stride loop (`+= gridDim.x * blockDim.x /
     32`), where widening stays whole."""
     text = ctx.source.data[kernel.node.start_byte : kernel.node.end_byte]
-    if b"gridDim" in text or not _WARP_DIVISION.search(text) or _grids_count_warps(ctx, name):
+    if b"gridDim" in text or not _counts_warps(ctx, text) or _grids_count_warps(ctx, name):
         return False
     if b"blockDim" in text and any(
         _per_warp(ctx, parts) and _global_thread(ctx, parts[0], node)
@@ -799,11 +811,17 @@ def _warp_index(ctx, node: tree_sitter.Node, at: tree_sitter.Node, hops: int = 3
 
 
 def _per_warp(ctx, parts: tuple[tree_sitter.Node, str, tree_sitter.Node]) -> bool:
-    """`… / 32` or `… >> 5`, the literal written: an index counted in 32-thread warps."""
+    """`… / 32` or `… >> 5`, the literal written or a constant porter keeps (a 32×32 tile's edge,
+    whose definition stays): an index counted in 32-thread warps."""
     divisor = unparenthesized(parts[2])
-    if divisor.type != "number_literal":
+    text = ctx.source.text(divisor.start_byte, divisor.end_byte)
+    if divisor.type == "number_literal":
+        value = literal_value(text)
+    elif divisor.type == "identifier":
+        value = _kept_value(ctx, text)
+    else:
         return False
-    return (parts[1], literal_value(ctx.source.text(divisor.start_byte, divisor.end_byte))) in (("/", ROW), (">>", 5))
+    return (parts[1], value) in (("/", ROW), (">>", 5))
 
 
 def _linearised_by_rows(ctx, kernel: FunctionInfo) -> bool:

@@ -154,7 +154,9 @@ WARP_CONSTANT = Rule(
         "Finds the definition (`#define`, `const`/`constexpr`, enumerator, template default) of a constant that some file of "
         "the project uses as a warp width: in lane or warp arithmetic, a shuffle's width or ladder, a loop over lanes. "
         "Found by its uses, whatever its name (`static const int WS = 32;`); one that also counts bits "
-        "(`1u << (i % WS)`) keeps its definition, and each warp use gets its own fix instead. One that a kernel "
+        "(`1u << (i % WS)`) keeps its definition, and each warp use gets its own fix instead. A square tile's edge "
+        "(`tile[TILE][TILE + 1]`) keeps its definition too and is read as a literal 32: in a kernel whose block is "
+        "rows of it its warp uses stay, elsewhere each gets its own fix. One that a kernel "
         "template's branch for 32-thread rows hands to its shuffles as their width (`if constexpr (BDIM_X == 32)`, the "
         "launch's block x from BDIM_X, reducing with a helper given `WARP_SIZE` as the width) is a row's width, right "
         "on any wavefront: neither it nor any use of it is reported (widened, two rows would be added together). One "
@@ -567,7 +569,11 @@ def kept_value(ctx: FileContext, name: str, hops: int = 4, assumed: set[str] | N
     """The value of a constant the file defines that porter leaves as written, with every constant
     it is computed from: `constexpr int kRowThreads = 32;` beside a `WARP_SIZE` the shuffles take,
     `#define THREADS (8 * 32)`. A constant of 32 (31, 16, 5) is left where it is the source file's
-    own and none of the file's warp operations (nor a tile) takes it as a warp width. None where
+    own and none of the file's warp operations (nor a tile) takes it as a warp width, or where it is
+    both edges of a square tile (`tile[TILE][TILE + 1]`, whose definition stays whatever its warp
+    uses say): then it is read as its literal would be, and a kernel whose block is rows of it keeps
+    its warp uses too, where widening each alone would leave the row index counting rows of 32
+    (corpus/emulate/tile_rows.cu). None where
     porter may change it, or where that is not known here: a header's constant of 32 may be claimed
     by any file of the project, and one defined twice has no one text. Given `assumed`, such a
     header constant that nothing here claims counts as kept, its key added to `assumed`: the scan
@@ -581,7 +587,8 @@ def kept_value(ctx: FileContext, name: str, hops: int = 4, assumed: set[str] | N
     if texts is None or len(texts) != 1:
         return None
     if value in _WARP_CONSTANT_VALUES and (
-        _constant_key(ctx, name) != f"warp-width:{name}@{ctx.source.rel}" or name in _warp_width_names(ctx)
+        _constant_key(ctx, name) != f"warp-width:{name}@{ctx.source.rel}"
+        or (name in _warp_width_names(ctx) and name not in _square_tile_constants(ctx))
     ):
         if assumed is None or not _unclaimed_here(ctx, name):
             return None
@@ -2576,10 +2583,13 @@ _SQUARE_BLOCK = re.compile(rb"dim3[ \t]+\w+[ \t]*[({][ \t]*(\w+)[ \t]*,[ \t]*\1[
 def _square_tile_constants(ctx: FileContext) -> set[str]:
     """Constants that are both edges of a 2-D tile or block: a 32×32 tile keeps its edges when the
     warp is 64 wide (doubling them would quadruple the block), so the definition stays."""
-    names = {
-        m.group(1).decode() for pattern in (_SQUARE_ARRAY, _SQUARE_BLOCK) for m in pattern.finditer(ctx.source.data)
-    }
-    return {name for name in names if ctx.shared_constants.get(name) in _WARP_CONSTANT_VALUES}
+
+    def find() -> set[str]:
+        patterns = (_SQUARE_ARRAY, _SQUARE_BLOCK)
+        names = {m.group(1).decode() for pattern in patterns for m in pattern.finditer(ctx.source.data)}
+        return {name for name in names if ctx.shared_constants.get(name) in _WARP_CONSTANT_VALUES}
+
+    return ctx.once("square-tile constants", find)
 
 
 def _bit_counting_constants(ctx: FileContext) -> set[str]:
