@@ -83,6 +83,15 @@ PACKAGES = {
         "torch-spline-conv", "1.2.2", "ed45a81da29f774665dbdd4709d7e534cdf16d2e7006dbd06957f35bd09661b2"
     ),
     "megablocks": Package("megablocks", "0.10.0", "956fd9880fa869f7468da125da230733d5f84e10a9f8c2991e5e16523c6fe1e0"),
+    # before its ROCm fixes: the RMS norm's 32 warps of WARP_SIZE threads (turboderp-org/exllamav2#137),
+    # a block that widening WARP_SIZE takes past 1024 threads (porter.rules.block_limits)
+    "exllamav2": Package(
+        "exllamav2",
+        "0.0.4",
+        "c9eeba99d817c79a6271c3efb0e54f1c5f046a4cab874210fd3745d46b465f56",
+        "exllamav2/exllamav2_ext",
+        "https://files.pythonhosted.org/packages/2a/95/ca716fd734582f9abc06bdf51860de9e393ce106d81431d650a60557e45d/exllamav2-0.0.4.tar.gz",
+    ),
 }
 
 

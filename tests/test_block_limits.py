@@ -8,6 +8,8 @@ the fix kept the block at 1024 threads by halving the warps (`NUM_WARPS (1024 / 
 
 from __future__ import annotations
 
+import pytest
+
 from porter.config import Config
 from porter.convert import ConvertOptions, convert
 from porter.scan import Deep, scan
@@ -127,3 +129,19 @@ def test_a_block_derived_in_the_source_from_a_header_width_is_followed(tmp_path)
     definition = next(f for f in result.findings if f.rule == "WRP006" and f.file.endswith("norm_config.h"))
     assert definition.fix == "manual"
     assert "which at 64 would be 2048" in definition.message
+
+
+@pytest.mark.network
+def test_exllamav2s_rms_norm_before_its_rocm_fix_is_left_to_a_person():
+    """The real kernel (exllamav2 0.0.4's cuda/rms_norm.cu): `NUM_THREADS (NUM_WARPS * WARP_SIZE)`,
+    32 warps. The project's fix kept the block at 1024 threads by halving the warps."""
+    from bench.pypi import PACKAGES, FetchError, fetch
+
+    try:
+        tree = fetch(PACKAGES["exllamav2"])
+    except FetchError as exc:
+        pytest.skip(f"could not fetch exllamav2: {exc}")
+    result = scan([tree / "cuda" / "rms_norm.cu"], Config(), deep=Deep.NEVER)
+    (definition,) = [f for f in result.findings if f.rule == "WRP006"]
+    assert (definition.line, definition.fix) == (11, "manual") and not definition.edits
+    assert "(`NUM_THREADS` × `1` × `1`, 1024 threads), which at 64 would be 2048 threads" in definition.message
