@@ -145,3 +145,5 @@ def test_exllamav2s_rms_norm_before_its_rocm_fix_is_left_to_a_person():
     (definition,) = [f for f in result.findings if f.rule == "WRP006"]
     assert (definition.line, definition.fix) == (11, "manual") and not definition.edits
     assert "(`NUM_THREADS` × `1` × `1`, 1024 threads), which at 64 would be 2048 threads" in definition.message
+    # its own `#define __shfl_xor_sync(mask, var, laneMask) __shfl_xor(var, laneMask)` under USE_ROCM
+    assert not {f.rule for f in result.findings} & {"MSK001", "SYN001"}

@@ -123,3 +123,27 @@ def test_the_converted_wrappers_build_for_amd(tmp_path):
     assert "porter_lane_mask_t warp_vote(" in port and "__ballot_sync(PORTER_FULL_MASK, (predicate))" in port
     built = hip_compile(tmp_path / "port" / "vote_wrappers.cu", tmp_path, ("gfx942", "gfx1100"))
     assert built.returncode == 0, built.stderr[-2000:]
+
+
+SHIMMED_SHUFFLE = """#if defined(USE_ROCM)
+#define __shfl_xor_sync(mask, var, laneMask) __shfl_xor(var, laneMask)
+#endif
+__global__ void sums(const float* x, float* y) {
+  float s = x[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffff, s, offset);
+  if (threadIdx.x % warpSize == 0) atomicAdd(y, s);
+}
+"""
+
+
+def test_a_files_own_macro_that_drops_the_mask_for_rocm_is_the_projects_port(tmp_path):
+    """exllamav2's rms_norm.cu maps `__shfl_xor_sync` onto HIP's maskless `__shfl_xor` under
+    USE_ROCM, without naming HIP anywhere: the 32-bit mask and the ROCm version requirement never
+    reach hip-clang, so neither is reported, and the file builds for gfx942 as written (HIP's runtime
+    header included as torch's would include it)."""
+    path = tmp_path / "k.cu"
+    path.write_text(SHIMMED_SHUFFLE)
+    rules = {f.rule for f in scan([path], Config()).findings}
+    assert not rules & {"MSK001", "SYN001"}, rules
+    built = hip_compile(path, tmp_path, targets=("gfx942",), extra=("-DUSE_ROCM", "-include", "hip/hip_runtime.h"))
+    assert built.returncode == 0, built.stderr

@@ -77,6 +77,11 @@ _RETURNS_HIP = re.compile(
 _HIP_SPELLED = re.compile(rb"(?:__hip|hip|HIP|roc|ROC)[A-Za-z0-9_]|__(?:ballot|shfl(?:_up|_down|_xor)?|any|all)$")
 
 
+# `#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)` under `#if defined(USE_ROCM)`
+# (exllamav2's rms_norm.cu): a file that maps a warp intrinsic onto HIP's without naming HIP
+_MASKLESS_SHIM = re.compile(rb"define[ \t]+__(?:ballot|shfl(?:_up|_down|_xor)?|any|all)_sync\b")
+
+
 def _names_hip(data: bytes) -> bool:
     """Does a name start with `hip`, `HIP` or `__hip` (not `chip`, `relationship`)? A byte search per
     occurrence: a regex with a look-behind would test every byte of every file."""
@@ -94,7 +99,7 @@ def hip_shims(data: bytes) -> frozenset[str]:
     no rename (and renaming a definition's own name would only define HIP's name as itself); and
     the macros nvcc predefines that a file written for HIP defines (`__CUDA_ARCH__`). Read from the
     text, so a project's headers (consteval.header_constants) and a broken parse alike."""
-    if not _names_hip(data):
+    if not _names_hip(data) and not _MASKLESS_SHIM.search(data):
         return frozenset()
     found = [(name, value) for name, value in _DEFINED_AS.findall(data)]
     found += [(name, value) for value, name in _TYPEDEF_AS.findall(data)]
