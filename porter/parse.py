@@ -133,6 +133,27 @@ def define_names(root: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [name for d in defines if (name := d.child_by_field_name("name")) is not None]
 
 
+class KernelLaunch(NamedTuple):
+    """A `kernel<<<grid, block, shared, stream>>>(…)` launch: its `<<<…>>>` node, the expression
+    around it (a call, where the parse reads one), the kernel named, and the configuration's
+    arguments (comments left out: 0 the grid, 1 the block, 2 the shared memory)."""
+
+    node: tree_sitter.Node
+    call: tree_sitter.Node | None
+    function: tree_sitter.Node | None
+    arguments: list[tree_sitter.Node]
+
+
+def kernel_launches(root: tree_sitter.Node | None) -> list[KernelLaunch]:
+    """Every `<<<…>>>` launch in the tree, in source order."""
+    found = []
+    for node in captures("(kernel_call_syntax) @k", root).get("k", []):
+        call = node.parent
+        function = call.child_by_field_name("function") if call is not None else None
+        found.append(KernelLaunch(node, call, function, [a for a in node.named_children if a.type != "comment"]))
+    return found
+
+
 def captures(pattern: str, node: tree_sitter.Node | None) -> dict[str, list[tree_sitter.Node]]:
     if node is None:  # a file analysed without a tree (not C-family, or past the full-analysis limit)
         return {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from porter.parse import captures, parse
+from porter.parse import captures, kernel_launches, parse
 from porter.rules.consteval import evaluate, file_constants, stand_ins
 from porter.source import FileKind, SourceFile
 
@@ -46,10 +46,8 @@ def block_sizes(root: Path, rel: str, flags: list[str]) -> dict[str, int]:
         value = evaluate(first, constants) if first else None
         if value:
             sizes[source.text(name_node.start_byte, name_node.end_byte).split("::")[-1]] = value
-    for launch in captures("(kernel_call_syntax) @k", parsed.root).get("k", []):
-        call = launch.parent
-        function = call.child_by_field_name("function") if call is not None else None
-        arguments = [a for a in launch.named_children if a.type != "comment"]
+    for launch in kernel_launches(parsed.root):
+        function, arguments = launch.function, launch.arguments
         if function is None or len(arguments) < 2:
             continue
         name = re.sub(r"<.*", "", source.text(function.start_byte, function.end_byte)).split("::")[-1].strip()

@@ -330,17 +330,19 @@ def _kernel_pointers(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _launches(ctx: FileContext) -> Iterable[Finding]:
-    from porter.parse import captures
+    from porter.parse import kernel_launches
 
-    for node in captures("(kernel_call_syntax) @launch", ctx.parsed.root).get("launch", []):
-        if node.parent is None or node.parent.type != "call_expression":
+    for launch in kernel_launches(ctx.parsed.root):
+        call, kernel = launch.call, launch.function
+        if call is None or call.type != "call_expression":
             continue
-        call = node.parent
-        kernel = call.child_by_field_name("function")
         name = ctx.source.text(kernel.start_byte, kernel.end_byte) if kernel else "kernel"
-        config = ctx.source.text(node.start_byte, node.end_byte)
+        config = ctx.source.text(launch.node.start_byte, launch.node.end_byte)
         yield KERNEL_LAUNCH.finding(
-            ctx, call.start_byte, node.end_byte, f"launch of `{name}` with `{config}` compiles as is under hip-clang"
+            ctx,
+            call.start_byte,
+            launch.node.end_byte,
+            f"launch of `{name}` with `{config}` compiles as is under hip-clang",
         )
 
 

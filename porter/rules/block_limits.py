@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 import tree_sitter
 
-from porter.parse import captures
+from porter.parse import captures, kernel_launches
 from porter.rules.branches import constant_definitions, evaluate_definition
 from porter.rules.consteval import evaluate
 from porter.rules.device import IDENT
@@ -115,13 +115,11 @@ def _launch_blocks(ctx) -> Iterator[tuple[str, list[str]]]:
     """(what, block extents) of each `<<<grid, block, …>>>` launch whose block the file shows:
     an expression, `dim3(x, y)`, or a local `dim3 block(x, y)` (its `block.x = …` assignments in
     the launching function read too)."""
-    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
-        call = launch.parent
-        function = call.child_by_field_name("function") if call is not None else None
-        arguments = [a for a in launch.named_children if a.type != "comment"]
-        if function is None or len(arguments) < 2:
+    for launch in kernel_launches(ctx.parsed.root):
+        function = launch.function
+        if function is None or len(launch.arguments) < 2:
             continue
-        extents = _extents(ctx, arguments[1], launch)
+        extents = _extents(ctx, launch.arguments[1], launch.node)
         if extents:
             yield f"the block of `{ctx.source.text(function.start_byte, function.end_byte)}`'s launch", extents
 

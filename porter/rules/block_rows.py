@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from porter.parse import captures, initializers
+from porter.parse import captures, initializers, kernel_launches
 from porter.rules import portable
 from porter.rules.brackets import NOT_FUNCTIONS, closing_of
 from porter.rules.consteval import evaluate
@@ -124,9 +124,8 @@ def serves_a_widened_kernel(ctx, node: tree_sitter.Node) -> bool:
     rows = block_rows(ctx)
     names = _names_stored_in(ctx, node)
     kernels = {short_name(info.name): info for info in ctx.device.functions if info.is_kernel and info.node}
-    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
-        call = launch.parent
-        function = call.child_by_field_name("function") if call is not None else None
+    for launch in kernel_launches(ctx.parsed.root):
+        call, function = launch.call, launch.function
         kernel = kernels.get(_kernel_named(ctx, function, call)) if function is not None else None
         if kernel is None or rows.row_only_at(kernel.node.start_byte):
             continue
@@ -412,12 +411,10 @@ _TEMPLATE_TAIL = re.compile(r"<.*")
 def _launch_shapes(ctx) -> dict[str, list[tuple[int | None, bool] | None]]:
     """Kernel name → the (block x, one row) of each launch the file makes of it (None: not known)."""
     found: dict[str, list] = {}
-    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
-        call = launch.parent
-        arguments = [a for a in launch.named_children if a.type != "comment"]
+    for launch in kernel_launches(ctx.parsed.root):
+        _, call, function, arguments = launch
         if call is None or call.type != "call_expression" or len(arguments) < 2:
             continue
-        function = call.child_by_field_name("function")
         name = _kernel_named(ctx, function, call) if function is not None else None
         if name:
             found.setdefault(name, []).append(_shape(ctx, arguments[1], call))
@@ -725,10 +722,8 @@ def _launch_argument_nodes(ctx, name: str, indices: tuple[int, ...]) -> Iterator
     """The arguments at `indices` (0 the grid, 1 the block, 2 the shared memory) of each `<<<…>>>`
     launch of the kernel in the file, each followed by the values of the launching function's locals
     it names."""
-    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
-        call = launch.parent
-        function = call.child_by_field_name("function") if call is not None else None
-        arguments = [a for a in launch.named_children if a.type != "comment"]
+    for launch in kernel_launches(ctx.parsed.root):
+        _, call, function, arguments = launch
         if function is None or not arguments or _kernel_named(ctx, function, call) != name:
             continue
         for argument in (arguments[i] for i in indices if i < len(arguments)):
@@ -1009,10 +1004,8 @@ def _block_x_arguments(ctx) -> dict[str, set[int]]:
     """Kernel name → the positions of its template arguments that its launches make the block's x:
     `kernel<BDIM_X, BDIM_Y><<<grid, block>>>` after `dim3 block(BDIM_X, BDIM_Y)` gives {0}."""
     found: dict[str, set[int]] = {}
-    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
-        call = launch.parent
-        arguments = [a for a in launch.named_children if a.type != "comment"]
-        function = call.child_by_field_name("function") if call is not None else None
+    for launch in kernel_launches(ctx.parsed.root):
+        _, call, function, arguments = launch
         if function is None or function.type != "template_function" or len(arguments) < 2:
             continue
         template = _template_arguments(ctx.source.text(function.start_byte, function.end_byte))

@@ -11,7 +11,7 @@ import tree_sitter
 
 from porter.clang import ClangUnit
 from porter.findings import Engine, Finding, FixKind, Severity
-from porter.parse import captures
+from porter.parse import captures, kernel_launches
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import TYPE_SIZES, evaluate
 from porter.rules.device import SET_ATTRIBUTE_CALLS, call_arguments
@@ -175,27 +175,12 @@ def check(ctx: FileContext) -> Iterable[Finding]:
 
 def _dynamic(ctx: FileContext, kernels: dict[str, KernelShared], chosen: list[Target]) -> Iterable[Finding]:
     constants = ctx.shared_constants
-    for node in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
-        if (
-            node.parent is None
-            or node.parent.type != "call_expression"
-            or node.parent.child_by_field_name("function") is None
-        ):
+    for launch in kernel_launches(ctx.parsed.root):
+        call, function, arguments = launch.call, launch.function, launch.arguments
+        if call is None or call.type != "call_expression" or function is None or len(arguments) < 3:
             continue
-        arguments = [a for a in node.named_children if a.type != "comment"]
-        if len(arguments) < 3:
-            continue
-        call = node.parent
         kernel_name = (
-            re.sub(
-                r"<.*",
-                "",
-                ctx.source.text(
-                    call.child_by_field_name("function").start_byte, call.child_by_field_name("function").end_byte
-                ),
-            )
-            .split("::")[-1]
-            .strip()
+            re.sub(r"<.*", "", ctx.source.text(function.start_byte, function.end_byte)).split("::")[-1].strip()
         )
         yield from _dynamic_finding(ctx, kernels, chosen, kernel_name, arguments[2], constants, "launch")
     for _, call in ctx.device.calls_named(SET_ATTRIBUTE_CALLS):

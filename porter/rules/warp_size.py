@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import tree_sitter
 
 from porter.findings import Edit, Finding, FixKind, Severity
-from porter.parse import captures, define_names, identifiers_named, initializers, stands_alone
+from porter.parse import captures, define_names, identifiers_named, initializers, kernel_launches, stands_alone
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_limits import widened_blocks
@@ -1666,10 +1666,9 @@ def _find_launch_names(ctx: FileContext, argument: int, whole: bool = False) -> 
         return frozenset()
     names_in = _whole_names if whole else IDENT.findall
     names: set[str] = set()
-    for launch in captures("(kernel_call_syntax) @k", ctx.parsed.root).get("k", []):
-        arguments = [a for a in launch.named_children if a.type != "comment"]
-        if len(arguments) > argument:
-            given = arguments[argument]
+    for launch in kernel_launches(ctx.parsed.root):
+        if len(launch.arguments) > argument:
+            given = launch.arguments[argument]
             names |= set(names_in(ctx.source.text(given.start_byte, given.end_byte)))
     for match in finditer(_DIM3_DECLARATION, ctx.source.data):
         if match.group(1).decode() in names:
