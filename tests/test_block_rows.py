@@ -43,6 +43,8 @@ def findings(tmp_path, text: str, name: str = "k.cu") -> list[tuple[int, str, st
 LAUNCHES = {
     "dim3 variable": "void go(const float* a, float* b, int c) { dim3 block(32, 4); centre<<<8, block>>>(a, b, c); }",
     "inline dim3": "void go(const float* a, float* b, int c) { centre<<<8, dim3(32, 4), 0>>>(a, b, c); }",
+    # a shift is no angle bracket: the width is `1 << 5`, the height 4
+    "a shifted width": "void go(const float* a, float* b, int c) { dim3 block(1 << 5, 4); centre<<<8, block>>>(a, b, c); }",
     "launch config": (
         "void go(const float* a, float* b, int c) {\n  dim3 nthrs(32, 4);\n  cudaLaunchConfig_t config;\n"
         "  config.blockDim = nthrs;\n  auto kernel = centre;\n  cudaLaunchKernelEx(&config, kernel, a, b, c);\n}"

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 import tree_sitter
 
 from porter.parse import captures, kernel_launches
+from porter.rules.brackets import top_level_parts
 from porter.rules.branches import constant_definitions, evaluate_definition
 from porter.rules.consteval import evaluate
 from porter.rules.device import IDENT
@@ -143,7 +144,7 @@ def _extents(ctx, block: tree_sitter.Node, at: tree_sitter.Node) -> list[str]:
     text = ctx.source.text(block.start_byte, block.end_byte)
     constructed = _DIM3.match(text)
     if constructed is not None:
-        return _arguments(constructed.group(1))
+        return _extents_of(constructed.group(1))
     function = ctx.device.function_of(at).node if block.type == "identifier" else None
     if function is None:
         return [text]  # an expression, or a name of the file's or project's constants
@@ -156,7 +157,7 @@ def _local_extents(body: str, name: str) -> list[str]:
     quoted = re.escape(name)
     declared = re.search(rf"\bdim3\s+{quoted}\s*(?:[({{](.*?)[)}}]|=\s*dim3\s*[({{](.*?)[)}}])\s*;", body, re.S)
     if declared is not None:
-        extents = _arguments(declared.group(1) if declared.group(1) is not None else declared.group(2))
+        extents = _extents_of(declared.group(1) if declared.group(1) is not None else declared.group(2))
     elif re.search(rf"\bdim3\s+(?:\w+\s*,\s*)*{quoted}\s*[,;]", body):  # `dim3 grid, block;`
         extents = []
     else:
@@ -168,18 +169,6 @@ def _local_extents(body: str, name: str) -> list[str]:
     return [axes[axis] for axis in "xyz"]
 
 
-def _arguments(text: str) -> list[str]:
-    """A constructor's arguments, split at its top-level commas."""
-    parts, depth, current = [], 0, []
-    for char in text:
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    parts.append("".join(current))
-    return [part for part in parts if part.strip()]
+def _extents_of(text: str) -> list[str]:
+    """A constructor's arguments (`dim3(x, y)`'s), empty ones left out."""
+    return [part for part in top_level_parts(text) if part]

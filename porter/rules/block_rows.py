@@ -42,7 +42,7 @@ import tree_sitter
 
 from porter.parse import captures, initializers, kernel_launches
 from porter.rules import portable
-from porter.rules.brackets import NOT_FUNCTIONS, closing_of
+from porter.rules.brackets import NOT_FUNCTIONS, closing_of, top_level_parts
 from porter.rules.consteval import evaluate
 from porter.rules.device import (
     IDENT,
@@ -276,7 +276,7 @@ def project_row_launches(sources: list[bytes]) -> dict[str, bool]:
             end = data.find(b">>>", at)
             name = _launched_name(data, at) if end > 0 else None
             if name and b";" not in data[at:end]:
-                parts = _top_level_parts(data[at + 3 : end].decode("utf-8", "replace"))
+                parts = top_level_parts(data[at + 3 : end].decode("utf-8", "replace"))
                 shape = _text_shape(data, at, parts[1]) if len(parts) > 1 else None
                 if shape is not None and shape[0] is not None:
                     shapes.setdefault(name, []).append(shape)
@@ -493,7 +493,7 @@ def _instantiated_shape(
     parameters = template_parameter_names(ctx, definition)
     bare = block in parameters  # `<<<grid, BX>>>`
     extents = block if bare else _dim3_extents(ctx.source.data, at.start_byte, block, definition.start_byte)
-    parts = _top_level_parts(extents) if extents is not None else []
+    parts = top_level_parts(extents) if extents is not None else []
     if not any(part in parameters for part in parts):
         return None
     name = short_name(launcher.name)
@@ -557,32 +557,17 @@ def _kept_value(ctx, name: str, assumed: set[str] | None = None) -> int | None:
 
 def _template_arguments(name: str) -> list[str]:
     """The arguments of `k<BX, BY>` or `ns::launch<32, 4>`, as written."""
-    return _top_level_parts(name.split("<", 1)[1].rsplit(">", 1)[0])
+    return top_level_parts(name.split("<", 1)[1].rsplit(">", 1)[0])
 
 
 def _components(text: str, extent: Extent | None = None) -> tuple[int | None, bool]:
     """(x when a literal, or written with names `extent` knows the value of; the rest all 1) of
     `32, num_warps` or `32, 1, 1`."""
-    parts = _top_level_parts(text)
+    parts = top_level_parts(text)
     x = literal_value(parts[0]) if re.fullmatch(r"\d+[uU]?", parts[0] or "") else None
     if x is None and extent is not None and parts[0]:
         x = extent(parts[0])
     return x, all(literal_value(part) == 1 for part in parts[1:])
-
-
-def _top_level_parts(text: str) -> list[str]:
-    """`a, f(b, c), d` as its three parts: the commas outside brackets."""
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += char in "([{<"
-        depth -= char in ")]}>"
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += char
-    parts.append(current.strip())
-    return parts
 
 
 def _local_value(ctx, name: str, at: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -1024,7 +1009,7 @@ def _block_x_text(ctx, block: tree_sitter.Node, at: tree_sitter.Node) -> str | N
     text = ctx.source.text(block.start_byte, block.end_byte).strip()
     since = function.start_byte if function is not None else None
     extents = _dim3_extents(ctx.source.data, at.start_byte, text, since)
-    return _top_level_parts(extents)[0] if extents is not None else None
+    return top_level_parts(extents)[0] if extents is not None else None
 
 
 def template_parameter_names(ctx, function: tree_sitter.Node) -> list[str | None]:

@@ -45,6 +45,28 @@ def closing_of(data: bytes, opening: int, opener: int = 0x7B, closer: int = 0x7D
     return None
 
 
+_PART_TOKENS = re.compile(r"<<|>>|->|[()\[\]{}<>,]")
+
+
+def top_level_parts(text: str) -> list[str]:
+    """`a, f(b, c), k<2, 4>(), d` as its four parts, each stripped: the commas outside brackets, a
+    template's angle brackets among them (`<<` and `>>` are shifts, `->` a member: `dim3(1 << 5, 4)`
+    is two)."""
+    parts, depth, start = [], 0, 0
+    for match in _PART_TOKENS.finditer(text):
+        token = match.group()
+        if token in ("<<", ">>", "->"):
+            continue
+        if token == ",":
+            if depth == 0:
+                parts.append(text[start : match.start()].strip())
+                start = match.end()
+        else:
+            depth += 1 if token in "([{<" else -1
+    parts.append(text[start:].strip())
+    return parts
+
+
 @cache
 def _brackets(opener: int, closer: int) -> re.Pattern[bytes]:
     # a search for the two bytes alone: a Python loop over every byte cost a kernel's 100 KB body 10 ms
