@@ -26,6 +26,7 @@ from porter.rules import (
     warp_size,
     warp_sync,
     wave32,
+    wave_builtins,
 )
 from porter.rules.base import FileContext, Rule
 
@@ -36,6 +37,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     warp_size,
     wave32,
     target_widths,
+    wave_builtins,
     lane_mask,
     warp_sync,
     inline_asm,
