@@ -28,6 +28,13 @@ __global__ void first_set(const int* in, int* out) {
   out[threadIdx.x] = __ffs(active) + __ffs(copy);
 }
 """,
+    "cast_vote": """
+__global__ void counts(const int* in, int* out) {
+  unsigned int votes = (unsigned int)__ballot_sync(0xffffffff, in[threadIdx.x] > 0);
+  unsigned more = static_cast<unsigned>(__ballot_sync(0xffffffff, in[threadIdx.x] > 1));
+  out[threadIdx.x] = __popc(votes) + __popc(more);
+}
+""",
     "match_all": """
 __global__ void uniform(const int* in, int* out) {
   int same = 0;
@@ -114,3 +121,11 @@ def test_host_sizes_in_constant_expressions_take_the_compile_time_width(tmp_path
     assert "static constexpr int kThreads = WARPS * PORTER_WARP_SIZE;" in text
     assert "int threads = WARPS * porter_warp_size();" in text
     assert "int lane = threadIdx.x % WS;  // a member" in text
+
+
+def test_a_vote_cast_to_32_bits_is_widened_with_its_variable(tmp_path):
+    """`(unsigned int)__ballot_sync(…)`: the declaration widened alone would still hold the cast's 32 bits."""
+    _, port = _convert("cast_vote", CASES["cast_vote"], tmp_path)
+    text = port.read_text()
+    assert "porter_lane_mask_t votes = (porter_lane_mask_t)__ballot_sync(" in text
+    assert "porter_lane_mask_t more = static_cast<porter_lane_mask_t>(__ballot_sync(" in text

@@ -67,3 +67,23 @@ def test_the_fixed_lane_id_builds_for_cdna_and_rdna(tmp_path):
     for target in ("gfx942", "gfx1100"):
         built = hip_compile(fixed, tmp_path, targets=(target,), extra=("--cuda-device-only",))
         assert built.returncode == 0, (target, built.stderr)
+
+
+EXEC = """#include <hip/hip_runtime.h>
+#include <cstdint>
+__global__ void active_counts(int* y) {
+  uint32_t active = __builtin_amdgcn_read_exec();
+  uint32_t low = __builtin_amdgcn_read_exec_lo();
+  if (threadIdx.x == 0) y[blockIdx.x] = __popc(active) + __popc(low);
+}
+"""
+
+
+def test_the_exec_mask_read_into_32_bits_is_a_truncated_vote(tmp_path):
+    """`__builtin_amdgcn_read_exec()` is the wavefront's active mask, 64 bits on wave64: held in 32
+    it loses lanes 32-63 (MSK002, MSK003). `read_exec_lo()` is 32 bits by its name, and no vote."""
+    path = tmp_path / "exec.hip"
+    path.write_text(EXEC)
+    file = DiscoveredFile(path=path, rel=path.name, kind=FileKind.HIP)
+    found = analyze_file(file, Config(), deep="never", extra_args=None).findings
+    assert sorted((f.line, f.rule) for f in found if f.category == "lane-mask") == [(4, "MSK002"), (6, "MSK003")]

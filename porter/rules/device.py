@@ -51,6 +51,14 @@ SHUFFLE_CALLS = frozenset(
 )
 
 
+def _names_call(text: str, name: str) -> bool:
+    """Does the text call `name`? A substring for the intrinsics (the longer come first in
+    VOTE_CALLS); a whole name for the AMDGCN builtin, which `…_read_exec_lo()` is not."""
+    if not name.startswith("__builtin_"):
+        return name in text
+    return re.search(re.escape(name) + r"(?!\w)", text) is not None
+
+
 class VarClass(StrEnum):
     THREAD = "thread"
     GLOBAL = "global"
@@ -316,7 +324,7 @@ class DeviceFacts:
             text = _ACTIVEMASK_ARGUMENT.sub("_sync(", text)
         if "__" in text:
             for call in VOTE_CALLS:
-                if call in text:
+                if _names_call(text, call):
                     return call
         pattern = self._vote_wrapper_call
         match = pattern.search(text) if pattern is not None else None

@@ -13,7 +13,7 @@ from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import block_rows
-from porter.rules.device import VarClass, call_arguments, function_parameters, int_value
+from porter.rules.device import VarClass, call_arguments, function_parameters, int_value, unparenthesized
 from porter.rules.patterns import search_fast
 from porter.source import encoded_length
 
@@ -127,9 +127,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave64_targets:
         return
-    if not search_fast(data, (b"_sync", b"__ballot", b"__activemask", b"<<"), _FULL_MASK_LITERAL) and not (
-        ctx.device.vote_wrappers
-    ):
+    if not search_fast(
+        data, (b"_sync", b"__ballot", b"__activemask", b"_read_exec", b"<<"), _FULL_MASK_LITERAL
+    ) and not (ctx.device.vote_wrappers):
         return
     yield from _mask_arguments(ctx)
     yield from _mask_definitions(ctx)
@@ -387,11 +387,34 @@ def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
             outer = _outside_parentheses(text)
             if call is None or re.search(r"__popc|__ffs|__clz|!=|==|\?", outer):
                 continue
+            edits = (Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),)
             yield MASK_TRUNCATED.finding(
                 ctx, type_node.start_byte, type_node.end_byte, f"{call if call.startswith('`') else f'`{call}`'} holds a 64-bit mask on wave64; `{type_text}` keeps 32 bits",
-                edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
+                edits=edits + _narrowing_cast(ctx, value),
             )  # fmt: skip
             break
+
+
+_STATIC_CAST = re.compile(r"static_cast\s*<\s*([^<>]+?)\s*>")
+
+
+def _narrowing_cast(ctx: FileContext, value: tree_sitter.Node) -> tuple[Edit, ...]:
+    """The edit that widens a cast to 32 bits around the vote itself (`(unsigned)__ballot(p)`,
+    `static_cast<uint32_t>(…)`): the declaration widened alone would still hold the cast's 32 bits."""
+    value = unparenthesized(value)
+    if value.type == "cast_expression":
+        cast_type = value.child_by_field_name("type")
+        if cast_type is not None:
+            text = re.sub(r"\s+", " ", ctx.source.text(cast_type.start_byte, cast_type.end_byte)).strip()
+            if THIRTY_TWO_BIT_TYPES.match(text):
+                return (Edit(cast_type.start_byte, cast_type.end_byte, portable.LANE_MASK_TYPE.encode()),)
+        return ()
+    text = ctx.source.text(value.start_byte, value.end_byte)
+    cast = _STATIC_CAST.match(text)
+    if cast is not None and THIRTY_TWO_BIT_TYPES.match(re.sub(r"\s+", " ", cast.group(1))):
+        start = value.start_byte + len(text[: cast.start(1)].encode())
+        return (Edit(start, start + len(cast.group(1).encode()), portable.LANE_MASK_TYPE.encode()),)
+    return ()
 
 
 def _narrow_vote_wrappers(ctx: FileContext) -> Iterable[Finding]:

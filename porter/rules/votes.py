@@ -16,7 +16,11 @@ import re
 
 from porter.rules.brackets import closing_of, enclosing_opener, function_named_before
 
-VOTE_CALLS = ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync", "__match_any")
+# HIP code reads the active mask with the AMDGCN builtin itself: 64 bits on a 64-lane wavefront
+VOTE_CALLS = (
+    "__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync", "__match_any",
+    "__builtin_amdgcn_read_exec",
+)  # fmt: skip
 
 # Library functions whose result is a lane mask: torch declares its vote WARP_BALLOT
 # (ATen/cuda/DeviceUtils.cuh) and its lane masks getLaneMask{Lt,Le,Gt,Ge} (ATen/cuda/AsmUtils.cuh)
@@ -25,7 +29,7 @@ VOTE_CALLS = ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "
 LIBRARY_MASKS = ("WARP_BALLOT", "getLaneMaskLt", "getLaneMaskLe", "getLaneMaskGt", "getLaneMaskGe")
 
 _VOTE = "|".join(VOTE_CALLS)
-_NEEDLES = (b"__ballot", b"__activemask", b"__match_a")  # every name of VOTE_CALLS holds one
+_NEEDLES = (b"__ballot", b"__activemask", b"__match_a", b"_read_exec")  # every name of VOTE_CALLS holds one
 # `#define NAME(args) body`, the body with its continuation lines
 _FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 _RETURNED_VOTE = re.compile(rb"(?<![\w$])return\b[^;{}]*?(?<![\w$])(?:" + _VOTE.encode() + rb")\s*\(")
