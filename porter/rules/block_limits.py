@@ -29,11 +29,10 @@ import tree_sitter
 from porter.parse import captures, kernel_launches
 from porter.rules.brackets import top_level_parts
 from porter.rules.branches import constant_definitions, evaluate_definition
-from porter.rules.consteval import evaluate
+from porter.rules.consteval import CHAIN_PASSES, evaluate
 from porter.rules.device import IDENT
 
 MAX_BLOCK_THREADS = 1024  # CUDA's limit, and HIP's on every AMD target
-_CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
 
 
 def widened_blocks(ctx, wave: int = 64) -> dict[str, str]:
@@ -87,7 +86,7 @@ def _widened_constants(ctx, definitions: list[tuple[str, str]], name: str, wave:
     values = dict(ctx.shared_constants)
     values[name] = wave
     derived = {name}
-    for _ in range(_CHAIN_PASSES):
+    for _ in range(CHAIN_PASSES):
         changed = False
         for defined, text in definitions:
             if defined == name or derived.isdisjoint(IDENT.findall(text)):

@@ -454,7 +454,7 @@ def _header_definitions(data: bytes, pattern: re.Pattern[bytes], anchored) -> It
             yield match.group(1).decode("ascii"), match.group(2).decode("utf-8", "replace")
 
 
-_CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
+CHAIN_PASSES = 8  # a constant defined from one defined from another... deeper than any real chain
 
 
 @dataclass(frozen=True)
@@ -640,7 +640,7 @@ def _settled(definitions: dict[str, set[str]], resolve: Callable, resolved: dict
     names are found), over passes: a name defined through another found in a later pass."""
     found = {}
     trying = definitions
-    for _ in range(_CHAIN_PASSES):
+    for _ in range(CHAIN_PASSES):
         newly = set()
         for name, texts in trying.items():
             value = resolve(texts, resolved)

@@ -127,9 +127,10 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave64_targets:
         return
-    if not search_fast(
-        data, (b"_sync", b"__ballot", b"__activemask", b"_read_exec", b"<<"), _FULL_MASK_LITERAL
-    ) and not (ctx.device.vote_wrappers):
+    if (
+        not search_fast(data, (b"_sync", b"__ballot", b"__activemask", b"_read_exec", b"<<"), _FULL_MASK_LITERAL)
+        and not ctx.device.vote_wrappers
+    ):
         return
     yield from _mask_arguments(ctx)
     yield from _mask_definitions(ctx)
@@ -412,8 +413,8 @@ def _narrowing_cast(ctx: FileContext, value: tree_sitter.Node) -> tuple[Edit, ..
     text = ctx.source.text(value.start_byte, value.end_byte)
     cast = _STATIC_CAST.match(text)
     if cast is not None and THIRTY_TWO_BIT_TYPES.match(re.sub(r"\s+", " ", cast.group(1))):
-        start = value.start_byte + len(text[: cast.start(1)].encode())
-        return (Edit(start, start + len(cast.group(1).encode()), portable.LANE_MASK_TYPE.encode()),)
+        start = value.start_byte + encoded_length(text[: cast.start(1)])
+        return (Edit(start, start + encoded_length(cast.group(1)), portable.LANE_MASK_TYPE.encode()),)
     return ()
 
 
