@@ -104,6 +104,9 @@ def render(counts: dict[str, Counter], files: int, seconds: float) -> str:
         "",
         f"warp_per_row.hip (a HIP port's one warp per row in a one-dimensional block), against porter at {WARP_ROWS['commit']}:",
         f"{WARP_ROWS['result']} ({WARP_ROWS['why']}).",
+        "",
+        f"low_half_lane.hip and target_list_width.hip (HIP ports' lane ids and warp widths from AMDGCN builtins and target lists), against porter at {HIP_BUILTINS['commit']}:",
+        f"{HIP_BUILTINS['result']} ({HIP_BUILTINS['why']}).",
     ]
     return "\n".join(lines) + "\n"
 
@@ -145,6 +148,13 @@ WARP_ROWS = {
     "why": "the rows' 32s widened: the ladder from 16 (WRP002), `threadIdx.x >> 5` and `& 31` (WRP001), whose "
     "automatic fixes left half of each block's rows undone; the lane-0 broadcast that hands one row's total to "
     "the next, and the ladder's shuffle, unreported",
+}
+
+HIP_BUILTINS = {
+    "commit": "3860f49",
+    "result": "warp-size recall 0/1 at gfx942, and 0/1 at gfx950 (that case's expectation is gfx950's alone, outside the table)",
+    "why": "a lane id from `__builtin_amdgcn_mbcnt_lo(~0u, 0u)` alone (WRP023), and a list of 64-lane targets that "
+    "leaves gfx950 to the `#else` arm's 32 (WRP022), unreported",
 }
 
 # measured once, by hand, with the same files and porter at the commit before this work
