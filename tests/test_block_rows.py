@@ -441,3 +441,34 @@ def test_a_square_tiles_edge_that_is_the_rows_width_is_read_as_its_32(tmp_path):
         (10, "MSK001"),
         (10, "WRP016"),
     ]
+
+
+XOR_ROWS = """__global__ void row_sums(const float* x, float* y, int rows, int cols) {
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int row = blockIdx.x * 8 + warp;
+  if (row >= rows) return;
+  float s = 0.f;
+  for (int c = lane; c < cols; c += 32) s += x[row * cols + c];
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
+  if (lane == 0) y[row] = s;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "launch, widened",
+    [
+        ("int threads = 8 * prop.warpSize;\n  row_sums<<<(rows + 7) / 8, threads>>>(x, y, rows, cols);", True),
+        ("row_sums<<<(rows + 7) / 8, 256>>>(x, y, rows, cols);", False),
+    ],
+    ids=["block from the device's warp size", "block of 8 rows of 32"],
+)
+def test_a_block_sized_from_the_devices_warp_size_widens_the_kernel_with_it(tmp_path, launch, widened):
+    """Every warp operation of the kernel stays within 32 lanes, so as written each 32-lane half of
+    a wavefront would run it as one NVIDIA warp. But the host sizes the block at 8 warps of the
+    device's own width, 512 threads on CDNA: kept at 32, the kernel would take 16 rows a block where
+    the grid counts 8. Widened, it takes 8 rows of 64, as the host plans."""
+    host = f"void go(const float* x, float* y, int rows, int cols) {{\n  cudaDeviceProp prop;\n  cudaGetDeviceProperties(&prop, 0);\n  {launch}\n}}\n"
+    rules = {(line, rule) for line, rule, _ in findings(tmp_path, XOR_ROWS + host)}
+    assert ((2, "WRP001") in rules and (7, "WRP002") in rules) is widened
+    assert (7, "MSK001") in rules

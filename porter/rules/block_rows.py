@@ -695,12 +695,23 @@ def _grids_count_warps(ctx, name: str) -> bool:
 def _launch_sized_by_widened_widths(ctx, name: str) -> bool:
     """Does a `<<<grid, block, shared>>>` launch of the kernel name, in its block or its dynamic
     shared memory or in the values of the launching function's locals they name, a constant of a
-    warp width's value that porter may widen (warp_size.kept_value is None)?"""
+    warp width's value that porter may widen (warp_size.kept_value is None)? Or, in any of its
+    arguments, the device's own warp size read at run time (`8 * prop.warpSize`,
+    `at::cuda::warp_size()`), 64 on CDNA: kept at 32, the kernel would take half the block's threads
+    as its warps of 32 and the grid's count of them would overlap."""
+    if any(
+        _DEVICE_WARP_SIZE.search(ctx.source.data, node.start_byte, node.end_byte)
+        for node in _launch_argument_nodes(ctx, name, (0, 1, 2))
+    ):
+        return True
     return any(
         _kept_value(ctx, word) is None
         for node in _launch_argument_nodes(ctx, name, (1, 2))
         for word in warp_valued_names(ctx, node.start_byte, node.end_byte)
     )
+
+
+_DEVICE_WARP_SIZE = re.compile(rb"\bwarpSize\b|\bwarp_size\s*\(\s*\)")
 
 
 def _launch_argument_nodes(ctx, name: str, indices: tuple[int, ...]) -> Iterator[tree_sitter.Node]:
