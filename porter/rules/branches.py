@@ -89,6 +89,12 @@ class Environment:
         return None if defined is None else int(defined)  # an undefined name reads 0 in #if
 
 
+def device_pass(gfx: str, wave: int) -> Environment:
+    """The device pass of one AMD target (`gfx950`, 64 lanes), its own `__gfx…__`/`__GFX…__` macros
+    defined; named for its wavefront's family, the name the project's platform macros are read by."""
+    return Environment("rocm-cdna" if wave == 64 else "rocm-rdna", rocm=True, gfx=gfx.removeprefix("gfx"), wave=wave)
+
+
 CUDA = Environment("cuda", rocm=False)
 CDNA = Environment("rocm-cdna", rocm=True, gfx="942", wave=64)
 RDNA = Environment("rocm-rdna", rocm=True, gfx="1100", wave=32)

@@ -28,7 +28,7 @@ import tree_sitter
 
 from porter.findings import Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
-from porter.rules.branches import Environment, constant_definitions, evaluate_definition
+from porter.rules.branches import constant_definitions, device_pass, evaluate_definition
 
 TARGET_LIST_WIDTH = Rule(
     id="WRP022",
@@ -75,8 +75,16 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     data = ctx.source.data
     if b"__gfx" not in data and b"__GFX" not in data:
         return
-    for name, definitions in _chosen_widths(ctx).items():
-        yield from _wrong_for_targets(ctx, name, definitions)
+    chosen = _chosen_widths(ctx)
+    if not chosen:
+        return
+    from porter.targets import known
+
+    passes = [
+        (target, device_pass(target.id, target.wavefront)) for target in known(ctx.config.targets) if target.is_amd
+    ]
+    for name, definitions in chosen.items():
+        yield from _wrong_for_targets(ctx, name, definitions, passes)
 
 
 def _chosen_widths(ctx: FileContext) -> dict[str, list[tuple[tree_sitter.Node, int]]]:
@@ -111,17 +119,11 @@ def _under_target_test(ctx: FileContext, node: tree_sitter.Node) -> bool:
     return False
 
 
-def _wrong_for_targets(ctx: FileContext, name: str, definitions: list[tuple[tree_sitter.Node, int]]):
-    from porter.targets import known
-
+def _wrong_for_targets(ctx: FileContext, name: str, definitions: list[tuple[tree_sitter.Node, int]], passes: list):
+    """The definitions a target's device pass (of `passes`, each with its Environment) reads with
+    another width than its wavefront's, reported once each with those targets named."""
     wrong: dict[int, list] = {}  # definition index → the targets whose device pass reads it wrongly
-    for target in (t for t in known(ctx.config.targets) if t.is_amd):
-        env = Environment(
-            "rocm-cdna" if target.wave64 else "rocm-rdna",  # the name the project's platform macros are read by
-            rocm=True,
-            gfx=target.id.removeprefix("gfx"),
-            wave=target.wavefront,
-        )
+    for target, env in passes:
         held = [i for i, (node, _) in enumerate(definitions) if ctx.branches.holds_for(node, env, ctx.shared_constants)]
         if len(held) == 1 and definitions[held[0]][1] != target.wavefront:
             wrong.setdefault(held[0], []).append(target)
