@@ -10,6 +10,7 @@ deadlock must be reported as a hang naming its barrier, and a shared array overr
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,24 @@ def test_a_butterfly_from_32_in_a_32_thread_block_reads_lanes_that_never_ran(emu
         '  { name = "cols", dtype = "i32", value = "100" },\n'
     )
     assert statuses_against(tree, "row_ladders.cu", "row_max", 6, 32, args) == ALL_PASS
+
+
+def test_harness_builds_take_the_system_headers_precompiled(tmp_path):
+    """g++ takes a precompiled header only where the build's flags match the ones it was made with,
+    and otherwise reads the header itself without a word: -H marks the copy it used with `!`."""
+    compiler = emulate.host_compiler()
+    if compiler is None or "g++" not in Path(compiler).name:
+        pytest.skip("checks g++'s precompiled headers")
+    flags = emulate.precompiled_system_headers(compiler)
+    assert flags[0] == "-include" and Path(flags[1] + ".gch").is_file()
+    (tmp_path / "k.cu").write_text(
+        "#include <cstdio>\n#include <cuda_runtime.h>\n"
+        "__global__ void k(int* x) { x[threadIdx.x] = __shfl_xor_sync(~0ull, (int)threadIdx.x, 1); }\n"
+        "int main() {\n  int* x;\n  cudaMalloc(&x, 64 * sizeof(int));\n  void* arguments[] = {&x};\n"
+        '  cudaLaunchKernel(&k, dim3(1), dim3(64), arguments, 0, 0);\n  std::printf("%d\\n", x[63]);\n}\n'
+    )
+    command = [compiler, *emulate.BUILD_FLAGS, "-x", "c++", *flags, "-H", "-DPORTER_EMULATOR=64"]
+    command += [f"-I{emulate.EMULATOR / 'include'}", str(tmp_path / "k.cu"), "-o", str(tmp_path / "k")]
+    built = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert f"! {flags[1]}.gch" in built.stderr.splitlines()
+    assert subprocess.run([str(tmp_path / "k")], capture_output=True, text=True).stdout == "62\n"

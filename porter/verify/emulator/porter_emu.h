@@ -19,24 +19,7 @@
 #define PORTER_EMULATOR 32
 #endif
 
-#include <ucontext.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <thread>
-#include <type_traits>
-#include <unordered_map>
-#include <vector>
+#include "porter_emu_std.h"
 
 #define __global__
 #define __device__

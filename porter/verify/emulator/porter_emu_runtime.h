@@ -3,11 +3,7 @@
 #ifndef PORTER_EMU_RUNTIME_H
 #define PORTER_EMU_RUNTIME_H
 
-#include <chrono>
-#include <cstring>
-#include <functional>
-#include <tuple>
-#include <utility>
+#include "porter_emu_std.h"
 
 enum cudaError_t { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvalidValue = 1 };
 using cudaError = cudaError_t;
