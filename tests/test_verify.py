@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from porter.cli import app
 from porter.config import Config, ConfigError, load_config
+from porter.verify import extension
 from porter.verify.cases import Tolerance, load_cases
 from porter.verify.compare import compare
 from porter.verify.run import detect_gpus, verify
@@ -276,6 +277,23 @@ def test_torch_extension_cases_build_with_cpp_extension_compare_and_catch_the_pl
     compared = {(c.name, c.variant): c for c in again.cases}
     assert compared[("row_sums", "torch-original")].status == "pass"  # against the recorded original
     assert compared[("row_sums_half", "torch-port")].status == "fail"
+    # the second run stages its trees in new folders, and still builds nothing
+    built = [compared[(name, variant)].built for name in ("row_sums", "row_sums_half") for variant in TORCH_VARIANTS]
+    assert built == ["torch.utils.cpp_extension, reused from porter's cache"] * 4
+
+
+TORCH_VARIANTS = ("torch-original", "torch-port")
+
+
+def test_an_extension_build_is_named_by_its_sources_and_the_headers_beside_them(tmp_path):
+    for copy in ("one", "two"):
+        shutil.copytree(CORPUS / "verify_torch", tmp_path / copy)
+    sources = ["ops/row_sums.cpp"]
+    same = extension.build_digest(tmp_path / "one", sources)
+    assert extension.build_digest(tmp_path / "two", sources) == same  # where a run stages it does not count
+    (tmp_path / "two" / "ops" / "row_sums.h").write_text("#pragma once\n")  # a header it could include
+    assert extension.build_digest(tmp_path / "two", sources) != same
+    assert extension.build_digest(tmp_path / "one", ["planted/row_sums_half.cpp"]) != same
 
 
 def test_torch_case_problems_are_named():

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from porter.source import kind_of
 from porter.targets import Variant, toolchains
 from porter.verify.cases import TorchCase
 from porter.verify.harness import seed
@@ -26,9 +27,12 @@ ORIGINAL, PORT = Variant.TORCH_ORIGINAL, Variant.TORCH_PORT
 
 def spec_for(case: TorchCase, variant: str, tree: Path, outputs: Path) -> dict:
     sources = case.port if variant == PORT and case.port else case.sources
+    digest = build_digest(tree, sources)
     spec = {
         "name": case.name,
-        "module": re.sub(r"\W", "_", f"porter_{case.name}_{variant}"),
+        "label": re.sub(r"\W", "_", f"{case.name}_{variant}"),
+        # named by what it is built from, so that cases of the same sources share one build
+        "module": f"porter_ext_{digest}",
         "sources": [str(tree / s) for s in sources],
         "include": sorted({str(tree)} | {str((tree / s).parent) for s in sources}),
         "function": case.function,
@@ -50,22 +54,27 @@ def spec_for(case: TorchCase, variant: str, tree: Path, outputs: Path) -> dict:
         "reps": case.reps,
         "outputs": str(outputs),
     }
-    spec["build"] = str(build_directory(spec))
+    spec["build"] = str(toolchains.cache_dir() / "torch-extensions" / spec["module"])
     return spec
 
 
-def build_directory(spec: dict) -> Path:
-    """torch's build directory for this module and these sources, kept in porter's cache so that an
-    unchanged extension is not compiled again (cpp_extension rebuilds when sources or flags change)."""
-    digest = hashlib.sha256(spec["module"].encode())
-    for source in spec["sources"]:
-        digest.update(Path(source).read_bytes())
-    return toolchains.cache_dir() / "torch-extensions" / f"{spec['module']}-{digest.hexdigest()[:16]}"
+def build_digest(tree: Path, sources: list[str]) -> str:
+    """What an extension is built from: its sources and every C-family file of the tree they may
+    include, by path within the tree and content. porter stages each run's trees in a new folder,
+    which cpp_extension's own check (paths, flags, times) takes for a change: this digest is what
+    lets the torch runner reuse a build from porter's cache (torch's version and the compiler it
+    checks itself)."""
+    digest = hashlib.sha256("\0".join(sources).encode())
+    for path in sorted(tree.rglob("*")):
+        kind = kind_of(path)
+        if kind is not None and kind.is_c_family and path.is_file():
+            digest.update(path.relative_to(tree).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:20]
 
 
 def run_variant(spec: dict, work: Path, timeout: int = 1800) -> dict:
     """Run the runner for one variant; its status.json, or why there is none."""
-    path = work / f"{spec['module']}.json"
+    path = work / f"{spec['label']}.json"
     path.write_text(json.dumps(spec))
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     try:

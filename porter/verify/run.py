@@ -419,7 +419,8 @@ def _verify_torch_case(case: TorchCase, trees, work: Path, reference_dir: Path |
         expected = case.expect if variant == extension.PORT else "pass"
         result = CaseResult(case.name, variant, case.device, "not-run", ran["reason"], expected=expected)
         result.gpu = ran["device"] if case.device == "cuda" else None
-        result.built = "torch.utils.cpp_extension" if ran["status"] in ("ran", "failed") else None
+        if ran["status"] in ("ran", "failed"):
+            result.built = "torch.utils.cpp_extension" + (", reused from porter's cache" if ran.get("reused") else "")
         results.append(result)
         if ran["status"] != "ran":
             result.status = {"failed": "fail"}.get(ran["status"], ran["status"])

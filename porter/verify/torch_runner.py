@@ -1,7 +1,8 @@
 """Run one PyTorch-extension case in its own process: build, call on seeded inputs, save, time.
 
 `python -m porter.verify.torch_runner SPEC.json` (written by porter.verify.torch_cases). It writes
-`status.json` ({"status": "ran" | "not-run" | "build-failed" | "failed", "reason", "device"}),
+`status.json` ({"status": "ran" | "not-run" | "build-failed" | "failed", "reason", "device", "reused":
+whether the extension came from porter's cache}),
 one .npy per returned tensor, `timings.txt` (milliseconds, one per repetition) and, when the case
 names a CPU reference, `reference/*.npy`. Inputs come from numpy's PCG64 seeded per argument, so
 every variant (and every machine) gets the same bits.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,10 +25,46 @@ NUMPY_TYPES = {
 }  # fmt: skip
 
 
-def _status(outputs: Path, status: str, reason: str | None = None, device: str | None = None) -> int:
+def _status(outputs: Path, status: str, reason: str | None = None, device: str | None = None, reused=False) -> int:
     outputs.mkdir(parents=True, exist_ok=True)
-    (outputs / "status.json").write_text(json.dumps({"status": status, "reason": reason, "device": device}))
+    report = {"status": status, "reason": reason, "device": device, "reused": reused}
+    (outputs / "status.json").write_text(json.dumps(report))
     return 0
+
+
+def _extension(torch, cpp_extension, spec: dict):
+    """(the extension module, whether it came from porter's cache): a build of the same digest
+    (porter.verify.extension.build_digest) by the same torch, Python and compiler is imported as
+    it is; anything else is built by cpp_extension, and recorded for the next run."""
+    build = Path(spec["build"])
+    record = build / "porter-build.json"
+    made_by = {"torch": torch.__version__, "torch_at": str(Path(torch.__file__).parent), "python": sys.version}
+    made_by["compiler"] = os.environ.get("CXX", "c++")
+    if record.is_file():
+        recorded = json.loads(record.read_text())
+        library = Path(recorded.get("library", ""))
+        if recorded.get("made_by") == made_by and library.is_file():
+            return _import_library(recorded["name"], library), True
+    build.mkdir(parents=True, exist_ok=True)
+    module = cpp_extension.load(
+        name=spec["module"],
+        sources=spec["sources"],
+        extra_include_paths=spec["include"],
+        build_directory=str(build),
+        verbose=False,
+    )
+    # written whole or not at all: a run that reads it half-written would import nothing
+    partial = record.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps({"name": module.__name__, "library": module.__file__, "made_by": made_by}))
+    os.replace(partial, record)
+    return module, False
+
+
+def _import_library(name: str, library: Path):
+    loaded = importlib.util.spec_from_file_location(name, library)
+    module = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(module)
+    return module
 
 
 def generate(arg: dict) -> np.ndarray:
@@ -117,15 +155,8 @@ def run(spec: dict) -> int:
         build = torch.version.hip and f"ROCm {torch.version.hip}" or torch.version.cuda and f"CUDA {torch.version.cuda}"
         why = f"torch {torch.__version__} sees no GPU" if build else f"torch {torch.__version__} is a CPU-only build"
         return _status(outputs, "not-run", f"not run: {why}; a CUDA case needs a CUDA or ROCm torch and its GPU")
-    Path(spec["build"]).mkdir(parents=True, exist_ok=True)
     try:
-        module = cpp_extension.load(
-            name=spec["module"],
-            sources=spec["sources"],
-            extra_include_paths=spec["include"],
-            build_directory=spec["build"],
-            verbose=False,
-        )
+        module, reused = _extension(torch, cpp_extension, spec)
     except Exception as exc:  # noqa: BLE001 - any build failure is reported, with its message
         return _status(outputs, "build-failed", f"{type(exc).__name__}: {str(exc).strip()[-600:]}")
     name = torch.cuda.get_device_name() if device == "cuda" else "cpu"
@@ -138,8 +169,8 @@ def run(spec: dict) -> int:
         if spec.get("reference"):
             _reference(torch, spec, outputs)
     except Exception as exc:  # noqa: BLE001 - the op or the reference raised: a failed run, not a crash
-        return _status(outputs, "failed", f"{type(exc).__name__}: {exc}", name)
-    return _status(outputs, "ran", None, name)
+        return _status(outputs, "failed", f"{type(exc).__name__}: {exc}", name, reused)
+    return _status(outputs, "ran", None, name, reused)
 
 
 if __name__ == "__main__":
