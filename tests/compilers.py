@@ -35,28 +35,49 @@ def nvcc_compile(path: Path, workdir: Path, extra=()) -> subprocess.CompletedPro
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 
-def hip_compile(path: Path, workdir: Path, targets=("gfx90a", "gfx942"), extra=()) -> subprocess.CompletedProcess:
+def nvcc_compile_each(paths: Iterable[Path], workdir: Path) -> dict[Path, subprocess.CompletedProcess]:
+    """nvcc_compile of each path, one compile per core (a parametrized test of one compile each ran
+    the corpus one file at a time, with a core idle), each into its own folder."""
+    paths = list(paths)
+    results = each_on_a_core(lambda indexed: _nvcc_in(indexed, workdir), list(enumerate(paths)))
+    return dict(zip(paths, results, strict=True))
+
+
+def _nvcc_in(indexed, workdir: Path) -> subprocess.CompletedProcess:
+    index, path = indexed
+    folder = workdir / f"nvcc-{index}"
+    folder.mkdir(exist_ok=True)
+    return nvcc_compile(path, folder)
+
+
+def hip_compile(
+    path: Path, workdir: Path, targets=("gfx90a", "gfx942"), extra=(), device_only=False
+) -> subprocess.CompletedProcess:
+    """`device_only` skips the host pass and its code generation. clang still checks every host
+    function in each device pass (an undeclared name or a wrong call in one is an error there too);
+    what it leaves out is code under `#ifndef __HIP_DEVICE_COMPILE__` and host code generation."""
     hip = require_hip()
     arches = [f"--offload-arch={t}" for t in targets]
+    only = ["--offload-device-only"] if device_only else []
     command = hip.command(
-        ["-std=c++17", "-O1", *hip.hip_flags(), *arches, *extra, "-c", str(path), "-o", str(workdir / "out.o")]
+        ["-std=c++17", "-O1", *hip.hip_flags(), *arches, *only, *extra, "-c", str(path), "-o", str(workdir / "out.o")]
     )
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 
 def hip_compile_each(
-    paths: Iterable[Path], workdir: Path, targets=("gfx90a", "gfx942")
+    paths: Iterable[Path], workdir: Path, targets=("gfx90a", "gfx942"), device_only=False
 ) -> list[tuple[Path, subprocess.CompletedProcess]]:
     """hip_compile of each path, one compile per core (each a single-threaded clang: the corpus's
     builds were most of the suite's time run one after another), each into its own folder."""
-    return each_on_a_core(lambda indexed: _compile_in(indexed, workdir, targets), list(enumerate(paths)))
+    return each_on_a_core(lambda indexed: _compile_in(indexed, workdir, targets, device_only), list(enumerate(paths)))
 
 
-def _compile_in(indexed, workdir: Path, targets):
+def _compile_in(indexed, workdir: Path, targets, device_only: bool):
     index, path = indexed
     folder = workdir / f"build-{index}"
     folder.mkdir(exist_ok=True)
-    return path, hip_compile(path, folder, targets=targets)
+    return path, hip_compile(path, folder, targets=targets, device_only=device_only)
 
 
 def each_on_a_core(function: Callable, items: list) -> list:

@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from compilers import hip_compile, nvcc_compile, require_hip, require_nvcc
+from compilers import hip_compile, nvcc_compile_each, require_hip, require_nvcc
 from corpus_cases import CORPUS, directives
 from typer.testing import CliRunner
 
@@ -35,10 +35,16 @@ int main() {
 """
 
 
+@pytest.fixture(scope="module")
+def nvcc_builds(tmp_path_factory):
+    require_nvcc()
+    return nvcc_compile_each(NVCC_CASES, tmp_path_factory.mktemp("nvcc"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NVCC_CASES, ids=[p.relative_to(CORPUS).as_posix() for p in NVCC_CASES])
-def test_corpus_case_compiles_with_nvcc(path, tmp_path):
-    result = nvcc_compile(path, tmp_path)
+def test_corpus_case_compiles_with_nvcc(path, nvcc_builds):
+    result = nvcc_builds[path]
     assert result.returncode == 0, result.stderr[-3000:]
 
 
