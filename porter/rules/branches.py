@@ -45,6 +45,8 @@ ROCM_DEVICE_MARKERS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDG
 NVIDIA_ONLY = frozenset({"__NVCC__", "__NVCOMPILER", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
 _GFX_TARGET = re.compile(r"__gfx(\w+?)__")
 _GFX_FAMILY = re.compile(r"__GFX(\d+)__")
+# an AMD target's own macro anywhere in a text (`#if defined(__gfx942__) || defined(__GFX11__)`)
+TARGET_MACRO = re.compile(f"{_GFX_TARGET.pattern}|{_GFX_FAMILY.pattern}")
 _WAVEFRONT = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
 
 

@@ -21,14 +21,13 @@ the definition is reported. The host pass's reading of such a width is WRP013's.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import tree_sitter
 
 from porter.findings import Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
-from porter.rules.branches import constant_definitions, device_pass, evaluate_definition
+from porter.rules.branches import TARGET_MACRO, constant_definitions, device_pass, evaluate_definition
 
 TARGET_LIST_WIDTH = Rule(
     id="WRP022",
@@ -64,7 +63,6 @@ TARGET_LIST_WIDTH = Rule(
 
 RULES = (TARGET_LIST_WIDTH,)
 
-_TARGET_MACRO = re.compile(r"__gfx\w+__|__GFX\d+__")
 _ARMS = ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef")
 WIDTHS = (32, 64)
 
@@ -113,7 +111,7 @@ def _under_target_test(ctx: FileContext, node: tree_sitter.Node) -> bool:
     while current is not None:
         if current.type in _ARMS:
             head = current.child_by_field_name("condition") or current.child_by_field_name("name")
-            if head is not None and _TARGET_MACRO.search(ctx.source.text(head.start_byte, head.end_byte)):
+            if head is not None and TARGET_MACRO.search(ctx.source.text(head.start_byte, head.end_byte)):
                 return True
         current = current.parent
     return False
