@@ -62,8 +62,8 @@ def build_digest(tree: Path, sources: list[str]) -> str:
     """What an extension is built from: its sources and every C-family file of the tree they may
     include, by path within the tree and content. porter stages each run's trees in a new folder,
     which cpp_extension's own check (paths, flags, times) takes for a change: this digest is what
-    lets the torch runner reuse a build from porter's cache (torch's version and the compiler it
-    checks itself)."""
+    lets the torch runner reuse a build from porter's cache (torch, Python and the compiler the
+    runner checks itself, as it imports the build)."""
     digest = hashlib.sha256("\0".join(sources).encode())
     for path in sorted(tree.rglob("*")):
         kind = kind_of(path)
