@@ -306,3 +306,30 @@ def test_torch_case_problems_are_named():
     ]:
         with pytest.raises(ConfigError, match=re.escape(message)):
             load_cases(Config(raw={"verify": {"torch": [{**base, **change}]}}))
+
+
+def test_a_cached_extension_is_built_again_for_other_gpu_architectures(tmp_path, monkeypatch):
+    """The runner reuses a build only where it was made by the same torch, Python, compiler and
+    architecture list (a CUDA build for sm_80 alone has no kernel for an H100)."""
+    from types import SimpleNamespace
+
+    from porter.verify import torch_runner
+
+    library = tmp_path / "built.py"  # imported as the runner imports a built library
+    library.write_text("ANSWER = 42\n")
+    loads = []
+
+    def load(**arguments):
+        loads.append(arguments["name"])
+        return SimpleNamespace(__name__="built", __file__=str(library))
+
+    torch = SimpleNamespace(__version__="2.13.0", __file__=str(tmp_path / "torch" / "__init__.py"))
+    extension_builder = SimpleNamespace(load=load)
+    spec = {"build": str(tmp_path / "build"), "module": "porter_ext_0", "sources": [], "include": []}
+    monkeypatch.delenv("TORCH_CUDA_ARCH_LIST", raising=False)
+    assert torch_runner._extension(torch, extension_builder, spec)[1] is False
+    module, reused = torch_runner._extension(torch, extension_builder, spec)
+    assert reused and module.ANSWER == 42 and loads == ["porter_ext_0"]
+    monkeypatch.setenv("TORCH_CUDA_ARCH_LIST", "9.0")
+    assert torch_runner._extension(torch, extension_builder, spec)[1] is False
+    assert loads == ["porter_ext_0", "porter_ext_0"]

@@ -32,6 +32,9 @@ def _status(outputs: Path, status: str, reason: str | None = None, device: str |
     return 0
 
 
+BUILD_ENVIRONMENT = ("CXX", "CC", "TORCH_CUDA_ARCH_LIST", "PYTORCH_ROCM_ARCH", "CUDA_HOME", "ROCM_PATH")
+
+
 def _extension(torch, cpp_extension, spec: dict):
     """(the extension module, whether it came from porter's cache): a build of the same digest
     (porter.verify.extension.build_digest) by the same torch, Python and compiler is imported as
@@ -39,7 +42,8 @@ def _extension(torch, cpp_extension, spec: dict):
     build = Path(spec["build"])
     record = build / "porter-build.json"
     made_by = {"torch": torch.__version__, "torch_at": str(Path(torch.__file__).parent), "python": sys.version}
-    made_by["compiler"] = os.environ.get("CXX", "c++")
+    # the compiler, and the GPU architectures cpp_extension builds device code for
+    made_by |= {name: os.environ.get(name) for name in BUILD_ENVIRONMENT}
     if record.is_file():
         recorded = json.loads(record.read_text())
         library = Path(recorded.get("library", ""))
