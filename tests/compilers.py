@@ -38,16 +38,7 @@ def nvcc_compile(path: Path, workdir: Path, extra=()) -> subprocess.CompletedPro
 def nvcc_compile_each(paths: Iterable[Path], workdir: Path) -> dict[Path, subprocess.CompletedProcess]:
     """nvcc_compile of each path, one compile per core (a parametrized test of one compile each ran
     the corpus one file at a time, with a core idle), each into its own folder."""
-    paths = list(paths)
-    results = each_on_a_core(lambda indexed: _nvcc_in(indexed, workdir), list(enumerate(paths)))
-    return dict(zip(paths, results, strict=True))
-
-
-def _nvcc_in(indexed, workdir: Path) -> subprocess.CompletedProcess:
-    index, path = indexed
-    folder = workdir / f"nvcc-{index}"
-    folder.mkdir(exist_ok=True)
-    return nvcc_compile(path, folder)
+    return dict(_each_in_own_folder(paths, workdir, nvcc_compile))
 
 
 def hip_compile(
@@ -70,14 +61,21 @@ def hip_compile_each(
 ) -> list[tuple[Path, subprocess.CompletedProcess]]:
     """hip_compile of each path, one compile per core (each a single-threaded clang: the corpus's
     builds were most of the suite's time run one after another), each into its own folder."""
-    return each_on_a_core(lambda indexed: _compile_in(indexed, workdir, targets, device_only), list(enumerate(paths)))
+    return _each_in_own_folder(
+        paths, workdir, lambda path, folder: hip_compile(path, folder, targets=targets, device_only=device_only)
+    )
 
 
-def _compile_in(indexed, workdir: Path, targets, device_only: bool):
-    index, path = indexed
-    folder = workdir / f"build-{index}"
-    folder.mkdir(exist_ok=True)
-    return path, hip_compile(path, folder, targets=targets, device_only=device_only)
+def _each_in_own_folder(paths: Iterable[Path], workdir: Path, compile_one: Callable) -> list[tuple[Path, object]]:
+    """(path, compile_one(path, its folder)) for each path, one per core, each folder its own."""
+
+    def in_folder(indexed):
+        index, path = indexed
+        folder = workdir / f"build-{index}"
+        folder.mkdir(exist_ok=True)
+        return path, compile_one(path, folder)
+
+    return each_on_a_core(in_folder, list(enumerate(paths)))
 
 
 def each_on_a_core(function: Callable, items: list) -> list:

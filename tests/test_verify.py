@@ -278,11 +278,9 @@ def test_torch_extension_cases_build_with_cpp_extension_compare_and_catch_the_pl
     assert compared[("row_sums", "torch-original")].status == "pass"  # against the recorded original
     assert compared[("row_sums_half", "torch-port")].status == "fail"
     # the second run stages its trees in new folders, and still builds nothing
-    built = [compared[(name, variant)].built for name in ("row_sums", "row_sums_half") for variant in TORCH_VARIANTS]
+    variants = (extension.ORIGINAL, extension.PORT)
+    built = [compared[(name, variant)].built for name in ("row_sums", "row_sums_half") for variant in variants]
     assert built == ["torch.utils.cpp_extension, reused from porter's cache"] * 4
-
-
-TORCH_VARIANTS = ("torch-original", "torch-port")
 
 
 def test_an_extension_build_is_named_by_its_sources_and_the_headers_beside_them(tmp_path):

@@ -65,6 +65,7 @@ def _extension(torch, cpp_extension, spec: dict):
 
 
 def _import_library(name: str, library: Path):
+    """The module a file holds (a built extension, or a case's Python reference), imported as `name`."""
     loaded = importlib.util.spec_from_file_location(name, library)
     module = importlib.util.module_from_spec(loaded)
     loaded.loader.exec_module(module)
@@ -141,9 +142,7 @@ def _time(torch, call, device: str, warmup: int, reps: int) -> list[float]:
 
 def _reference(torch, spec: dict, outputs: Path) -> None:
     path, function = spec["reference"].rsplit(":", 1)
-    loaded = importlib.util.spec_from_file_location("porter_reference", path)
-    module = importlib.util.module_from_spec(loaded)
-    loaded.loader.exec_module(module)
+    module = _import_library("porter_reference", Path(path))
     _save(torch, getattr(module, function)(*_inputs(torch, spec, "cpu")), spec["returns"], outputs / "reference")
 
 
