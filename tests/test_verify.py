@@ -292,6 +292,11 @@ def test_an_extension_build_is_named_by_its_sources_and_the_headers_beside_them(
     (tmp_path / "two" / "ops" / "row_sums.h").write_text("#pragma once\n")  # a header it could include
     assert extension.build_digest(tmp_path / "two", sources) != same
     assert extension.build_digest(tmp_path / "one", ["planted/row_sums_half.cpp"]) != same
+    # within one run, a tree's files are read once for all its cases
+    digests = extension.TreeDigests()
+    assert extension.build_digest(tmp_path / "one", sources, digests) == same
+    (tmp_path / "one" / "ops" / "row_sums.h").write_text("#pragma once\n")
+    assert extension.build_digest(tmp_path / "one", sources, digests) == same
 
 
 def test_torch_case_problems_are_named():
@@ -331,3 +336,79 @@ def test_a_cached_extension_is_built_again_for_other_gpu_architectures(tmp_path,
     monkeypatch.setenv("TORCH_CUDA_ARCH_LIST", "9.0")
     assert torch_runner._extension(torch, extension_builder, spec)[1] is False
     assert loads == ["porter_ext_0", "porter_ext_0"]
+
+
+def _stand_in_builder(tmp_path: Path, library: Path):
+    """Stand-ins for torch and cpp_extension: `load` records the module it is asked to build and
+    returns `library` as what it built."""
+    from types import SimpleNamespace
+
+    loads = []
+
+    def load(**arguments):
+        loads.append(arguments["name"])
+        return SimpleNamespace(__name__="built", __file__=str(library))
+
+    torch = SimpleNamespace(__version__="2.13.0", __file__=str(tmp_path / "torch" / "__init__.py"))
+    spec = {"build": str(tmp_path / "build"), "module": "porter_ext_0", "sources": [], "include": []}
+    return torch, SimpleNamespace(load=load), spec, loads
+
+
+def test_an_unreadable_build_record_or_library_is_built_again(tmp_path):
+    """A cached build whose record cannot be read, or whose library no longer imports, is built
+    again: not reported as the case's build failure."""
+    from porter.verify import torch_runner
+
+    library = tmp_path / "built.py"
+    library.write_text("ANSWER = 42\n")
+    torch, builder, spec, loads = _stand_in_builder(tmp_path, library)
+    torch_runner._extension(torch, builder, spec)
+    record = Path(spec["build"]) / "porter-build.json"
+    for damaged in ("{not json", "[1, 2]", '{"made_by": {}}'):
+        record.write_text(damaged)
+        module, reused = torch_runner._extension(torch, builder, spec)
+        assert not reused and module.__name__ == "built"
+    assert len(loads) == 4
+    broken = tmp_path / "built.cpython-311-x86_64-linux-gnu.so"  # a truncated shared library
+    broken.write_bytes(b"\x7fELF truncated")
+    recorded = json.loads(record.read_text())
+    record.write_text(json.dumps({**recorded, "library": str(broken)}))
+    assert torch_runner._extension(torch, builder, spec)[1] is False
+    assert len(loads) == 5
+
+
+def test_extension_builds_long_unused_are_pruned(tmp_path, monkeypatch):
+    """The runner marks a build each time it reuses one; verify removes builds unused for
+    UNUSED_BUILD_DAYS and unfinished ones (no record) left UNFINISHED_BUILD_DAYS, and keeps the rest."""
+    import os
+    import time
+
+    from porter.verify import torch_runner
+
+    monkeypatch.setenv("PORTER_CACHE", str(tmp_path / "cache"))
+    builds = extension.builds_dir()
+    library = tmp_path / "built.py"
+    library.write_text("ANSWER = 42\n")
+    day = 86400.0
+    now = time.time()
+    ages = {"used": extension.UNUSED_BUILD_DAYS - 1, "unused": extension.UNUSED_BUILD_DAYS + 1}
+    for name, age in ages.items():
+        torch, builder, spec, _ = _stand_in_builder(tmp_path, library)
+        spec["build"] = str(builds / f"porter_ext_{name}")
+        torch_runner._extension(torch, builder, spec)
+        os.utime(Path(spec["build"]) / "porter-build.json", (now - age * day,) * 2)
+    for name, age in {"failed": extension.UNFINISHED_BUILD_DAYS + 1, "building": 0}.items():
+        folder = builds / f"porter_ext_{name}"
+        (folder / "build.ninja").parent.mkdir(parents=True)
+        (folder / "build.ninja").write_text("")
+        for path in (folder / "build.ninja", folder):
+            os.utime(path, (now - age * day,) * 2)
+    removed = extension.prune_unused_builds(now)
+    assert sorted(p.name for p in removed) == ["porter_ext_failed", "porter_ext_unused"]
+    assert sorted(p.name for p in builds.iterdir()) == ["porter_ext_building", "porter_ext_used"]
+    # reuse marks the record: a build used today is kept however old it is
+    torch, builder, spec, _ = _stand_in_builder(tmp_path, library)
+    spec["build"] = str(builds / "porter_ext_used")
+    os.utime(Path(spec["build"]) / "porter-build.json", (0, 0))
+    assert torch_runner._extension(torch, builder, spec)[1] is True
+    assert extension.prune_unused_builds() == []

@@ -234,8 +234,13 @@ def verify(
                 for target_id in targets:
                     results += _verify_case(case, target_id, trees, work, gpus, reference_dir)
                 done(case.name)
+        if torch_cases:
+            extension.prune_unused_builds()
+        digests = extension.TreeDigests()
         # each torch case builds its two extensions with the host compiler (one file at a time)
-        for case, rows in _side_by_side(torch_cases, lambda case: _verify_torch_case(case, trees, work, reference_dir)):
+        for case, rows in _side_by_side(
+            torch_cases, lambda case: _verify_torch_case(case, trees, work, reference_dir, digests)
+        ):
             results += rows
             done(case.name)
         if record is not None:
@@ -408,13 +413,15 @@ def _copy_verdict(source: CaseResult, row: CaseResult) -> None:
         setattr(row, name, getattr(source, name))
 
 
-def _verify_torch_case(case: TorchCase, trees, work: Path, reference_dir: Path | None) -> list[CaseResult]:
+def _verify_torch_case(
+    case: TorchCase, trees, work: Path, reference_dir: Path | None, digests: extension.TreeDigests
+) -> list[CaseResult]:
     results = []
     outputs_of: dict[str, Path] = {}
     for variant in (extension.ORIGINAL, extension.PORT):
         tree = trees[REFERENCE] if variant == extension.ORIGINAL or case.port else trees[Variant.CUDA_PORT]
         outputs = work / "outputs" / case.name / variant / case.device
-        spec = extension.spec_for(case, variant, tree, outputs)
+        spec = extension.spec_for(case, variant, tree, outputs, digests)
         ran = extension.run_variant(spec, work)
         expected = case.expect if variant == extension.PORT else "pass"
         result = CaseResult(case.name, variant, case.device, "not-run", ran["reason"], expected=expected)

@@ -44,11 +44,15 @@ def _extension(torch, cpp_extension, spec: dict):
     made_by = {"torch": torch.__version__, "torch_at": str(Path(torch.__file__).parent), "python": sys.version}
     # the compiler, and the GPU architectures cpp_extension builds device code for
     made_by |= {name: os.environ.get(name) for name in BUILD_ENVIRONMENT}
-    if record.is_file():
-        recorded = json.loads(record.read_text())
-        library = Path(recorded.get("library", ""))
-        if recorded.get("made_by") == made_by and library.is_file():
-            return _import_library(recorded["name"], library), True
+    reusable = _recorded_build(record, made_by)
+    if reusable is not None:
+        try:
+            module = _import_library(*reusable)
+        except (ImportError, OSError):
+            pass  # a library damaged since it was built: built again below
+        else:
+            os.utime(record)  # when it was last used: porter.verify.extension prunes builds long unused
+            return module, True
     build.mkdir(parents=True, exist_ok=True)
     module = cpp_extension.load(
         name=spec["module"],
@@ -62,6 +66,18 @@ def _extension(torch, cpp_extension, spec: dict):
     partial.write_text(json.dumps({"name": module.__name__, "library": module.__file__, "made_by": made_by}))
     os.replace(partial, record)
     return module, False
+
+
+def _recorded_build(record: Path, made_by: dict) -> tuple[str, Path] | None:
+    """(module name, library) of the build the record describes, where the same torch, Python and
+    build environment made it and its library is still there. A record that cannot be read (edited
+    by hand, or written by another porter) counts as none: the extension is built again."""
+    try:
+        recorded = json.loads(record.read_text())
+        name, library = recorded["name"], Path(recorded["library"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    return (name, library) if recorded.get("made_by") == made_by and library.is_file() else None
 
 
 def _import_library(name: str, library: Path):
