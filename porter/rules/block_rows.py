@@ -50,6 +50,7 @@ from porter.rules.device import (
     binary_parts,
     call_arguments,
     for_parts,
+    function_parameters,
     is_constexpr_if,
     literal_value,
     loop_step,
@@ -162,13 +163,8 @@ def _words(ctx, node: tree_sitter.Node) -> set[str]:
 def _declared_names(ctx, function: tree_sitter.Node) -> set[str]:
     """The names a function declares itself, its parameters and locals: a kernel's own `int warps`
     is not the host's."""
-    declarators = [d for node in captures("(declaration) @d", function).get("d", []) for d in _declarators(node)]
-    declarator = function.child_by_field_name("declarator")
-    while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
-    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-    for parameter in parameters.named_children if parameters is not None else ():
-        declarators += _declarators(parameter)
+    declarations = function_parameters(function) + captures("(declaration) @d", function).get("d", [])
+    declarators = [d for node in declarations for d in _declarators(node)]
     return {match.group() for d in declarators if (match := IDENT.search(ctx.source.text(d.start_byte, d.end_byte)))}
 
 

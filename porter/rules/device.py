@@ -372,7 +372,10 @@ class DeviceFacts:
         declarator = node.child_by_field_name("declarator")
         name = ""
         if declarator is not None:
-            inner = declarator.child_by_field_name("declarator") or declarator
+            # `f` of `void f(…)`; where no function declarator is found, the declarator as written
+            function = function_declarator(node)
+            inner = function.child_by_field_name("declarator") if function is not None else None
+            inner = inner or declarator.child_by_field_name("declarator") or declarator
             name = self.source.text(inner.start_byte, inner.end_byte)
         prefix = self.source.data[node.start_byte : declarator.start_byte] if declarator is not None else b""
         # Specifiers hidden in macros are not parsed as such: the macros' definitions say what
@@ -759,10 +762,23 @@ _TEMPLATE_PARAMETERS = (
 def function_parameters(definition: tree_sitter.Node) -> list[tree_sitter.Node]:
     """A function definition's parameters in order, as its callers' arguments line up with them
     (the comments a parameter list may hold left out)."""
-    declarator = definition.child_by_field_name("declarator")
+    declarator = function_declarator(definition)
     parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
     listed = parameters.named_children if parameters is not None else []
     return [p for p in listed if p.type in ("parameter_declaration", "optional_parameter_declaration")]
+
+
+def function_declarator(definition: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `name(parameters)` of a function definition, however its return type wraps it: a
+    function that returns a pointer or a reference (`float* row(…)`, `const T& at(…)`) has it one
+    declarator further in."""
+    declarator = definition.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None and declarator.type == "reference_declarator":  # its declarator has no field name
+            inner = declarator.named_children[-1] if declarator.named_children else None
+        declarator = inner
+    return declarator
 
 
 def declared_type(source: SourceFile, function: tree_sitter.Node, name: str, element: bool = False) -> str | None:
