@@ -36,6 +36,7 @@ from porter.rules.device import (
     VarClass,
     binary_parts,
     call_arguments,
+    declared_type,
     enclosing,
     for_parts,
     int_value,
@@ -208,16 +209,28 @@ CONSTEXPR_WARPSIZE = Rule(
     audits_hip=True,
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
-    summary="`warpSize` used where a compile-time constant is required",
-    what="Finds `warpSize` in template arguments, array bounds, `constexpr` initialisers, `static_assert`s and `case` labels.",
+    summary="`warpSize` used where a compile-time constant is required, or read by host code",
+    what=(
+        "Finds `warpSize` in template arguments, array bounds, `constexpr` initialisers, `static_assert`s and `case` labels; "
+        "in host code; and in the file's object-like macros (`#define NUM_WARPS (1024 / warpSize)`, and the macros made "
+        "from them) where a use of the macro stands in either place. A project that defines a constant named "
+        "`warpSize` of its own is left alone."
+    ),
     why="""
-        In CUDA `warpSize` is a run-time variable too, but HIP made it a constexpr for a while,
-        and code came to rely on that. Under ROCm 7 `warpSize` is no longer a constant
-        expression: such code stops compiling. It also hides which width the device code
-        was compiled for.
+        In CUDA `warpSize` is a run-time variable of device code, but HIP made it a constexpr
+        for a while, and HIP code came to rely on that, on the host as well. Under ROCm 7
+        `warpSize` is a device variable and no constant expression: such code stops compiling
+        ("variable length array declaration cannot have 'static' storage duration", "reference
+        to device function 'operator int' in host function", as a real extension's ROCm branch
+        did on RDNA4). A macro that carries it fails the same way where it is used. It also
+        hides which width the device code was compiled for, and on the host it was the
+        default target's width, not the device's.
         """,
-    example="__shared__ float partial[warpSize];\nconstexpr int kLanes = warpSize;",
-    use_instead=f"`{portable.WARP_SIZE}`, which is a constant expression per compiled architecture.",
+    example="__shared__ float partial[warpSize];\nconstexpr int kLanes = warpSize;\n#define NUM_WARPS (1024 / warpSize)\nvoid launch() { int threads = 16 * warpSize; }",
+    use_instead=(
+        f"`{portable.WARP_SIZE}`, which is a constant expression per compiled architecture (in a macro's definition too); "
+        f"in host code outside constant expressions, `{portable.HOST_WARP_SIZE}`, the device's width asked at run time."
+    ),
 )
 
 WARP_SIZE_GUARD = Rule(
@@ -2729,20 +2742,117 @@ _CONSTANT_CONTEXTS = (
 
 
 def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
-    if b"warpSize" not in ctx.source.data:
-        return
-    rocm7 = ctx.config.rocm_version.release >= (7, 0)
-    # `reduce<warpSize>(v)` parses its argument as a type: a type_identifier
+    if b"warpSize" not in ctx.source.data or "warpSize" in ctx.shared_constants:
+        return  # none, or the project's own constant (flashinfer's mamba: `constexpr unsigned warpSize = 32;`)
     rows = block_rows(ctx) if ctx.wave64_targets else None
+    # `reduce<warpSize>(v)` parses its argument as a type: a type_identifier
     for node in identifiers_named(ctx.parsed.root, ctx.source.data, "warpSize", ("identifier", "type_identifier")):
-        if not _in_constant_context(ctx, node) or (rows and rows.row_only_at(node.start_byte)):
+        if rows and rows.row_only_at(node.start_byte):
             continue  # a row kernel's warpSize becomes the row's 32 (ROW_WARPSIZE), a constant
-        yield CONSTEXPR_WARPSIZE.finding(
-            ctx, node.start_byte, node.end_byte,
-            "`warpSize` is not a constant expression under ROCm 7" + ("" if rocm7 else f" (it still is in ROCm {ctx.config.rocm_version})"),
-            edits=(Edit(node.start_byte, node.end_byte, portable.WARP_SIZE.encode()),),
-            severity=Severity.ERROR if rocm7 else Severity.WARNING,
-        )  # fmt: skip
+        if _in_constant_context(ctx, node):
+            yield _warpsize_finding(ctx, node.start_byte, _NOT_CONSTANT, portable.WARP_SIZE)
+        elif _read_by_host(ctx, node):
+            yield _warpsize_finding(ctx, node.start_byte, _HOST_READ, _host_warp_size(ctx, node))
+    yield from _warpsize_macros(ctx, rows)
+
+
+_NOT_CONSTANT = "`warpSize` is not a constant expression under ROCm 7"
+# what ROCm 7's hip-clang says of host code that reads it: "reference to device function 'operator
+# int' in host function" (exllamav2's rms_norm.cu on gfx1201, its pull request 815)
+_HOST_READ = "`warpSize` is a device variable under ROCm 7, which host code cannot read"
+
+
+def _warpsize_finding(ctx: FileContext, at: int, what: str, replacement: str, how: str = "") -> Finding:
+    rocm7 = ctx.config.rocm_version.release >= (7, 0)
+    still = f" (ROCm {ctx.config.rocm_version} still allows it)"
+    return CONSTEXPR_WARPSIZE.finding(
+        ctx, at, at + len("warpSize"), what + how + ("" if rocm7 else still),
+        edits=(Edit(at, at + len("warpSize"), replacement.encode()),),
+        severity=Severity.ERROR if rocm7 else Severity.WARNING,
+    )  # fmt: skip
+
+
+def _read_by_host(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """Is the name read by a host function's code that the ROCm build compiles? (A CUDA host
+    function cannot name `warpSize` at all: only HIP code and ROCm branches do.)"""
+    function = ctx.device.function_of(node).node
+    return (
+        function is not None
+        and not ctx.device.is_device_code(node)
+        and _ported(ctx, node.start_byte)
+        and not _declares_warpsize(ctx, function)
+    )
+
+
+def _declares_warpsize(ctx: FileContext, function: tree_sitter.Node) -> bool:
+    """Does the function name its own `warpSize` (`template <int warpSize> void launch(…)`, a
+    parameter, a local)? Then the name is not HIP's."""
+    names = [p.child_by_field_name("declarator") for p in template_parameters(function)]
+    if any(n is not None and ctx.source.text(n.start_byte, n.end_byte) == "warpSize" for n in names):
+        return True
+    return declared_type(ctx.source, function, "warpSize") is not None
+
+
+def _warpsize_macros(ctx: FileContext, rows) -> Iterable[Finding]:
+    """`#define NUM_WARPS (1024 / warpSize)`, then `__shared__ float sums[NUM_WARPS]` or a host
+    function's `dim3 block(NUM_THREADS)` (`NUM_THREADS` made from it): the macro carries `warpSize`
+    where it cannot stand under ROCm 7, as the name itself would. The file's own object-like
+    macros are followed, through one another; the finding and its fix are on the `warpSize` the
+    definition writes (a compile-time width serves every use)."""
+    carriers = _macros_naming_warpsize(ctx)
+    if not carriers:
+        return
+    reported: set[int] = set()
+    for macro, tokens in carriers.items():
+        for use in identifiers_named(ctx.parsed.root, ctx.source.data, macro, ("identifier", "type_identifier")):
+            if rows and rows.row_only_at(use.start_byte):
+                continue
+            line = use.start_point[0] + 1
+            if _in_constant_context(ctx, use):
+                what, how = _NOT_CONSTANT, f": `{macro}` carries it where a constant is required (line {line})"
+            elif _read_by_host(ctx, use):
+                what, how = _HOST_READ, f": `{macro}` carries it into host code (line {line})"
+            else:
+                continue
+            for at in tokens:
+                if at not in reported:
+                    reported.add(at)
+                    yield _warpsize_finding(ctx, at, what, portable.WARP_SIZE, how)
+
+
+def _macros_naming_warpsize(ctx: FileContext) -> dict[str, list[int]]:
+    """Each object-like macro of the file whose definition names `warpSize`, itself or through
+    another such macro → the offsets of the `warpSize`s those definitions write (in the arms the
+    ROCm build compiles)."""
+    bodies: dict[str, list[tuple[int, bytes]]] = {}
+    for definition in captures("(preproc_def) @d", ctx.parsed.root).get("d", []):
+        name, value = definition.child_by_field_name("name"), definition.child_by_field_name("value")
+        if name is not None and value is not None and _ported(ctx, definition.start_byte):
+            text = ctx.source.data[value.start_byte : value.end_byte]
+            bodies.setdefault(ctx.source.text(name.start_byte, name.end_byte), []).append((value.start_byte, text))
+    tokens = {
+        macro: [start + m.start() for start, text in arms for m in _WARPSIZE_WORD.finditer(text)]
+        for macro, arms in bodies.items()
+    }
+    carriers = {macro: found for macro, found in tokens.items() if found}
+    for _ in range(len(bodies)):  # through one another: NUM_THREADS (NUM_WARPS * WARP_SIZE)
+        grown = False
+        for macro, arms in bodies.items():
+            named = {word.decode() for _, text in arms for word in IDENT_BYTES.findall(text)} & carriers.keys()
+            reached = sorted(
+                {at for other in named if other != macro for at in carriers[other]} | set(carriers.get(macro, []))
+            )
+            if named - {macro} and reached != carriers.get(macro):
+                carriers[macro] = reached
+                grown = True
+        if not grown:
+            break
+    return carriers
+
+
+# not a member: `props.warpSize`, `props->warpSize` are hipDeviceProp_t's, read on the host
+_WARPSIZE_WORD = re.compile(rb"(?<![\w$.])(?<!->)warpSize(?![\w$])")
+IDENT_BYTES = re.compile(rb"[A-Za-z_]\w*")
 
 
 def _in_constant_context(ctx: FileContext, node: tree_sitter.Node) -> bool:
