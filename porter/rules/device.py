@@ -33,6 +33,7 @@ from porter.rules.votes import LIBRARY_MASKS, VOTE_CALLS, mentions_votes, vote_p
 from porter.source import SourceFile
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
+IDENT_BYTES = re.compile(rb"[A-Za-z_]\w*")  # the same, over a file's bytes
 LANE_NAME = re.compile(r"(?i)^(lane|lane_?id|lane_?idx|lane_?index|laneid|lid|lane_?no|lane_?num|thread_?lane)$")
 WARP_NAME = re.compile(r"(?i)^(warp|warp_?id|warp_?idx|warp_?index|warpid|wid|warp_?no|warp_?num|warp_?rank)$")
 SET_ATTRIBUTE_CALLS = ("cudaFuncSetAttribute", "hipFuncSetAttribute")  # a kernel's attributes, its LDS among them

@@ -31,6 +31,7 @@ from porter.rules.block_rows import (
 from porter.rules.consteval import HEADER_SUFFIXES, formula_operands
 from porter.rules.device import (
     IDENT,
+    IDENT_BYTES,
     SHUFFLE_CALLS,
     FunctionInfo,
     VarClass,
@@ -2852,7 +2853,6 @@ def _macros_naming_warpsize(ctx: FileContext) -> dict[str, list[int]]:
 
 # not a member: `props.warpSize`, `props->warpSize` are hipDeviceProp_t's, read on the host
 _WARPSIZE_WORD = re.compile(rb"(?<![\w$.])(?<!->)warpSize(?![\w$])")
-IDENT_BYTES = re.compile(rb"[A-Za-z_]\w*")
 
 
 def _in_constant_context(ctx: FileContext, node: tree_sitter.Node) -> bool:

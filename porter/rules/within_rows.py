@@ -28,6 +28,7 @@ import tree_sitter
 
 from porter.rules.brackets import function_named_before
 from porter.rules.device import (
+    IDENT_BYTES,
     SHUFFLE_CALLS,
     binary_parts,
     call_arguments,
@@ -71,7 +72,6 @@ _HALVING = re.compile(r"^(\w+)\s*(?:>>=\s*1|/=\s*2|=\s*\1\s*(?:>>\s*1|/\s*2))$")
 _DOUBLING = re.compile(r"^(\w+)\s*(?:<<=\s*1|\*=\s*2|=\s*\1\s*(?:<<\s*1|\*\s*2))$")
 # a warp-width's value by role (the width, the last lane, half, log2): named, porter may widen it
 _WARP_ROLE_VALUES = (32, 31, 16, 5)
-_IDENT = re.compile(rb"[A-Za-z_]\w*")
 
 
 def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str], kept) -> bool:
@@ -163,7 +163,7 @@ def _warp_valued_names_in(ctx, function: tree_sitter.Node) -> set[str]:
 def warp_valued_names(ctx, start: int, end: int) -> set[str]:
     """The names the file's bytes `start:end` write that are constants of a warp width's value."""
     constants = ctx.shared_constants
-    words = {match.decode() for match in _IDENT.findall(ctx.source.data, start, end)}
+    words = {match.decode() for match in IDENT_BYTES.findall(ctx.source.data, start, end)}
     return {word for word in words if constants.get(word) in _WARP_ROLE_VALUES}
 
 
