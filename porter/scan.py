@@ -272,6 +272,7 @@ def _analyze(
             project_warp_functions=project.warp_functions if project else frozenset(),
             project_row_callers=project.row_callers if project else {},
             project_formulas=project.formulas if project else {},
+            project_defined=project.defined if project else frozenset(),
             project_widened=widened,
         )
         if token_pass:

@@ -221,3 +221,35 @@ def test_names_a_project_maps_onto_hip_itself_need_no_rename_where_its_header_is
         "cudaDeviceSynchronize", "cudaFree", "cudaMalloc", "cudaMemcpy2DAsync", "cudaStream_t", "cudaStream_t"
     ]  # fmt: skip
     assert "vendors/hip_compat.h" not in found  # its definitions are the mapping, not uses to rename
+
+
+OWN_WARPSIZE_HEADER = "#pragma once\nnamespace ssm {\nconstexpr unsigned warpSize = 32;\n}\n"
+OWN_WARPSIZE_KERNEL = """#include "common.h"
+namespace ssm {
+__global__ void sums(const float* x, float* out) {
+  float v = x[threadIdx.x];
+  for (int s = warpSize / 2; s > 0; s /= 2) v += __shfl_xor_sync(0xffffffffu, v, s);
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+inline void launch(const float* x, float* out, int rows) {
+  static_assert(128 % warpSize == 0, "whole warps");
+  sums<<<rows, dim3(warpSize)>>>(x, out);
+}
+}
+"""
+
+
+def test_a_project_constant_named_warpsize_is_not_hips_before_or_after_its_port(tmp_path):
+    """A header's own `warpSize` (flashinfer's mamba kernels) is a warp width of 32 (WRP006 at its
+    definition), not HIP's variable: its uses in constant expressions and host code are no WRP009,
+    and stay none once the port writes `= PORTER_WARP_SIZE`, a value the scan cannot evaluate."""
+    from porter.convert import ConvertOptions, convert
+
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "common.h").write_text(OWN_WARPSIZE_HEADER)
+    (source / "kernel.cu").write_text(OWN_WARPSIZE_KERNEL)
+    assert _rules_by_file(source) == {"common.h": [(3, "WRP006")]}
+    convert(ConvertOptions(source, tmp_path / "port", mode="portable"), Config(), None)
+    assert "warpSize = PORTER_WARP_SIZE" in (tmp_path / "port" / "common.h").read_text()
+    assert _rules_by_file(tmp_path / "port") == {}

@@ -154,6 +154,8 @@ class FileContext:
     project_row_callers: dict = field(default_factory=dict)
     # each header constant defined once from others -> its text (consteval.HeaderConstants.formulas)
     project_formulas: dict = field(default_factory=dict)
+    # every name the project's headers define, its value known or not (HeaderConstants.defined)
+    project_defined: frozenset[str] = frozenset()
     # header constants this file took as left as written that the project widens after all, known
     # when the scan reads the file a second time (porter.rules.project: assumptions)
     project_widened: frozenset[str] = frozenset()

@@ -266,6 +266,7 @@ class HeaderConstants:
     warp_functions: frozenset[str] = frozenset()  # functions holding warp operations (within_rows.warp_functions)
     row_callers: dict = field(default_factory=dict)  # name -> (row kernel, file) (block_rows.project_row_callers)
     formulas: dict = field(default_factory=dict)  # name -> the text of its one definition
+    defined: frozenset[str] = frozenset()  # every name the headers define, whatever its value
 
     @classmethod
     def of(
@@ -284,6 +285,7 @@ class HeaderConstants:
         warp_functions: frozenset[str] = frozenset(),
         row_callers: dict | None = None,
         formulas: dict | None = None,
+        defined: frozenset[str] = frozenset(),
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr(_canonical((
@@ -295,12 +297,13 @@ class HeaderConstants:
             sorted((pasting_macros or {}).items()),
             logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions), sorted(logical_warp.helpers)),
             sorted(warp_functions), sorted((row_callers or {}).items()), sorted((formulas or {}).items()),
+            sorted(defined),
         )))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
             header_sides or {}, pasting_macros or {}, logical_warp, warp_functions, row_callers or {},
-            formulas or {},
+            formulas or {}, defined,
         )  # fmt: skip
 
 
@@ -557,6 +560,7 @@ def header_constants(
         texts.warp_functions,
         texts.row_callers,
         _formulas(definitions, constants),
+        frozenset(definitions),
     )
 
 

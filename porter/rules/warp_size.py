@@ -2743,8 +2743,8 @@ _CONSTANT_CONTEXTS = (
 
 
 def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
-    if b"warpSize" not in ctx.source.data or "warpSize" in ctx.shared_constants:
-        return  # none, or the project's own constant (flashinfer's mamba: `constexpr unsigned warpSize = 32;`)
+    if b"warpSize" not in ctx.source.data or _own_warpsize(ctx):
+        return
     rows = block_rows(ctx) if ctx.wave64_targets else None
     # `reduce<warpSize>(v)` parses its argument as a type: a type_identifier
     for node in identifiers_named(ctx.parsed.root, ctx.source.data, "warpSize", ("identifier", "type_identifier")):
@@ -2755,6 +2755,17 @@ def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
         elif _read_by_host(ctx, node):
             yield _warpsize_finding(ctx, node.start_byte, _HOST_READ, _host_warp_size(ctx, node))
     yield from _warpsize_macros(ctx, rows)
+
+
+def _own_warpsize(ctx: FileContext) -> bool:
+    """Does the project define a name `warpSize` of its own (flashinfer's mamba headers: `constexpr
+    unsigned warpSize = 32;` in their namespace)? Then that is the name's meaning, not HIP's, with
+    whatever value: porter's port of it (`= PORTER_WARP_SIZE`) is no longer a number it evaluates."""
+    return (
+        "warpSize" in ctx.shared_constants
+        or "warpSize" in ctx.project_defined
+        or any(name == "warpSize" for _, name, _ in ctx.constant_definitions)
+    )
 
 
 _NOT_CONSTANT = "`warpSize` is not a constant expression under ROCm 7"
