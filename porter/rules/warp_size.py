@@ -2842,24 +2842,30 @@ def _macros_naming_warpsize(ctx: FileContext) -> dict[str, list[int]]:
         if name is not None and value is not None and _ported(ctx, definition.start_byte):
             text = ctx.source.data[value.start_byte : value.end_byte]
             bodies.setdefault(ctx.source.text(name.start_byte, name.end_byte), []).append((value.start_byte, text))
-    tokens = {
+    written = {
         macro: [start + m.start() for start, text in arms for m in _WARPSIZE_WORD.finditer(text)]
         for macro, arms in bodies.items()
     }
-    carriers = {macro: found for macro, found in tokens.items() if found}
-    for _ in range(len(bodies)):  # through one another: NUM_THREADS (NUM_WARPS * WARP_SIZE)
-        grown = False
-        for macro, arms in bodies.items():
-            named = {word.decode() for _, text in arms for word in IDENT_BYTES.findall(text)} & carriers.keys()
-            reached = sorted(
-                {at for other in named if other != macro for at in carriers[other]} | set(carriers.get(macro, []))
-            )
-            if named - {macro} and reached != carriers.get(macro):
-                carriers[macro] = reached
-                grown = True
-        if not grown:
-            break
-    return carriers
+    # the file's other macros each definition names: NUM_THREADS (NUM_WARPS * WARP_SIZE)
+    named = {
+        macro: {word.decode() for _, text in arms for word in IDENT_BYTES.findall(text)} & bodies.keys() - {macro}
+        for macro, arms in bodies.items()
+    }
+    carriers = {macro: sorted(_written_through(macro, written, named)) for macro in bodies}
+    return {macro: tokens for macro, tokens in carriers.items() if tokens}
+
+
+def _written_through(macro: str, written: dict[str, list[int]], named: dict[str, set[str]]) -> set[int]:
+    """The `warpSize`s the macro's definition writes, and those of every macro it names, however deep."""
+    found: set[int] = set()
+    seen, pending = set(), [macro]
+    while pending:
+        current = pending.pop()
+        if current not in seen:
+            seen.add(current)
+            found.update(written[current])
+            pending.extend(named[current])
+    return found
 
 
 # not a member: `props.warpSize`, `props->warpSize` are hipDeviceProp_t's, read on the host
