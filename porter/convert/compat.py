@@ -15,7 +15,7 @@ from porter.rules.api import COMPILER_MACRO
 from porter.rules.base import CMAKE_MODULE, COMPAT_HEADER, WMMA_HEADER
 from porter.rules.names import forwarding_functions
 from porter.rules.numeric_format import compat_intrinsics, compat_name
-from porter.targets import known as known_targets
+from porter.targets import host_warp_size
 
 _DEFINE = re.compile(
     r"^#define ((?:cuda|cu|CU|CUDA|cublas|CUBLAS|curand|CURAND|cusparse|CUSPARSE|cufft|CUFFT|cusolver|CUSOLVER|nvrtc|NVRTC|make_cu|__nv|__CUDA)\w*) (\w+)$",
@@ -33,10 +33,6 @@ def _templates() -> jinja2.Environment:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-
-
-def host_warp_size(target_ids) -> int:
-    return max((t.wavefront for t in known_targets(target_ids)), default=64)
 
 
 def name_map(findings: list[Finding], data_by_file: dict[str, bytes], unsafe_fixes: bool = False) -> dict[str, str]:

@@ -267,6 +267,8 @@ class HeaderConstants:
     row_callers: dict = field(default_factory=dict)  # name -> (row kernel, file) (block_rows.project_row_callers)
     formulas: dict = field(default_factory=dict)  # name -> the text of its one definition
     defined: frozenset[str] = frozenset()  # every name the headers define, whatever its value
+    # object-like macros that carry HIP's `warpSize` (warp_size.header_warpsize_carriers)
+    warpsize_carriers: frozenset[str] = frozenset()
 
     @classmethod
     def of(
@@ -286,6 +288,7 @@ class HeaderConstants:
         row_callers: dict | None = None,
         formulas: dict | None = None,
         defined: frozenset[str] = frozenset(),
+        warpsize_carriers: frozenset[str] = frozenset(),
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr(_canonical((
@@ -297,13 +300,13 @@ class HeaderConstants:
             sorted((pasting_macros or {}).items()),
             logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions), sorted(logical_warp.helpers)),
             sorted(warp_functions), sorted((row_callers or {}).items()), sorted((formulas or {}).items()),
-            sorted(defined),
+            sorted(defined), sorted(warpsize_carriers),
         )))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
             header_sides or {}, pasting_macros or {}, logical_warp, warp_functions, row_callers or {},
-            formulas or {}, defined,
+            formulas or {}, defined, warpsize_carriers,
         )  # fmt: skip
 
 
@@ -532,6 +535,7 @@ def header_constants(
     worker reads them meanwhile (read here, from the headers alone, where it is not given).
     """
     from porter.rules.logical_warp import LogicalWarp
+    from porter.rules.warp_size import header_warpsize_carriers
 
     definitions: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}  # the #defines alone, whatever their values: for specifier_macros
@@ -561,6 +565,7 @@ def header_constants(
         texts.row_callers,
         _formulas(definitions, constants),
         frozenset(definitions),
+        header_warpsize_carriers(macros, headers),
     )
 
 

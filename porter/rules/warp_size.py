@@ -53,6 +53,7 @@ from porter.rules.patterns import finditer, search, search_fast
 from porter.rules.votes import VOTE_CALLS
 from porter.rules.within_rows import is_sync_mask
 from porter.source import encoded_length
+from porter.targets import host_warp_size
 
 WHY_WAVE64 = """
     CDNA GPUs (gfx90a, gfx942, gfx950) run 64 threads per wavefront. Lane ids go to 63, a
@@ -213,9 +214,10 @@ CONSTEXPR_WARPSIZE = Rule(
     summary="`warpSize` used where a compile-time constant is required, or read by host code",
     what=(
         "Finds `warpSize` in template arguments, array bounds, `constexpr` initialisers, `static_assert`s and `case` labels; "
-        "in host code; and in the file's object-like macros (`#define NUM_WARPS (1024 / warpSize)`, and the macros made "
-        "from them) where a use of the macro stands in either place. A project that defines a constant named "
-        "`warpSize` of its own is left alone."
+        "in host code; and in object-like macros (`#define NUM_WARPS (1024 / warpSize)`, and the macros made "
+        "from them), the file's own or the project headers', where a use of the macro in any of the project's files "
+        "stands in either place: the finding and its fix are on the definition. A project that defines a constant "
+        "named `warpSize` of its own is left alone."
     ),
     why="""
         In CUDA `warpSize` is a run-time variable of device code, but HIP made it a constexpr
@@ -224,13 +226,15 @@ CONSTEXPR_WARPSIZE = Rule(
         ("variable length array declaration cannot have 'static' storage duration", "reference
         to device function 'operator int' in host function", as a real extension's ROCm branch
         did on RDNA4). A macro that carries it fails the same way where it is used. It also
-        hides which width the device code was compiled for, and on the host it was the
-        default target's width, not the device's.
+        hides which width the device code was compiled for, and on the host it was 64
+        whatever the device (HIP 6.4, in an RDNA-only build too).
         """,
     example="__shared__ float partial[warpSize];\nconstexpr int kLanes = warpSize;\n#define NUM_WARPS (1024 / warpSize)\nvoid launch() { int threads = 16 * warpSize; }",
     use_instead=(
         f"`{portable.WARP_SIZE}`, which is a constant expression per compiled architecture (in a macro's definition too); "
-        f"in host code outside constant expressions, `{portable.HOST_WARP_SIZE}`, the device's width asked at run time."
+        f"in host code outside constant expressions, `{portable.HOST_WARP_SIZE}`, the device's width asked at run time. "
+        "Before ROCm 7 host code read 64 for every target: where the targets include RDNA (wave32), the host's "
+        "new width can be 32, and that fix is suggested rather than applied."
     ),
 )
 
@@ -2743,17 +2747,23 @@ _CONSTANT_CONTEXTS = (
 
 
 def _constexpr_warpsize(ctx: FileContext) -> Iterable[Finding]:
-    if b"warpSize" not in ctx.source.data or _own_warpsize(ctx):
+    writes_warpsize = b"warpSize" in ctx.source.data
+    carried = _header_carriers_named(ctx)
+    if not (writes_warpsize or carried) or _own_warpsize(ctx):
         return
     rows = block_rows(ctx) if ctx.wave64_targets else None
+    _claim_header_carriers(ctx, carried, rows)
+    if not writes_warpsize:
+        return
     # `reduce<warpSize>(v)` parses its argument as a type: a type_identifier
     for node in identifiers_named(ctx.parsed.root, ctx.source.data, "warpSize", ("identifier", "type_identifier")):
         if rows and rows.row_only_at(node.start_byte):
             continue  # a row kernel's warpSize becomes the row's 32 (ROW_WARPSIZE), a constant
         if _in_constant_context(ctx, node):
-            yield _warpsize_finding(ctx, node.start_byte, _NOT_CONSTANT, portable.WARP_SIZE)
+            host = _read_by_host(ctx, node)  # `std::array<int, warpSize>` in a host function
+            yield _warpsize_finding(ctx, node.start_byte, _NOT_CONSTANT, portable.WARP_SIZE, host=host)
         elif _read_by_host(ctx, node):
-            yield _warpsize_finding(ctx, node.start_byte, _HOST_READ, _host_warp_size(ctx, node))
+            yield _warpsize_finding(ctx, node.start_byte, _HOST_READ, _host_warp_size(ctx, node), host=True)
     yield from _warpsize_macros(ctx, rows)
 
 
@@ -2774,14 +2784,41 @@ _NOT_CONSTANT = "`warpSize` is not a constant expression under ROCm 7"
 _HOST_READ = "`warpSize` is a device variable under ROCm 7, which host code cannot read"
 
 
-def _warpsize_finding(ctx: FileContext, at: int, what: str, replacement: str, how: str = "") -> Finding:
+def _warpsize_finding(
+    ctx: FileContext, at: int, what: str, replacement: str, how: str = "", host: bool = False, review: str = ""
+) -> Finding:
+    """`host`: the replacement is read by host code (the name itself, or a macro that carries it
+    there). `review`: why the fix may change what the code means, which leaves it suggested."""
     rocm7 = ctx.config.rocm_version.release >= (7, 0)
     still = f" (ROCm {ctx.config.rocm_version} still allows it)"
+    review = review or (_host_value_changed(ctx, replacement) if host and not rocm7 else None) or ""
     return CONSTEXPR_WARPSIZE.finding(
-        ctx, at, at + len("warpSize"), what + how + ("" if rocm7 else still),
+        ctx, at, at + len("warpSize"),
+        what + how + ("" if rocm7 else still) + (f"; the fix is left to review: {review}" if review else ""),
         edits=(Edit(at, at + len("warpSize"), replacement.encode()),),
         severity=Severity.ERROR if rocm7 else Severity.WARNING,
+        fix=FixKind.SUGGESTED if review else None,
     )  # fmt: skip
+
+
+# HIP before ROCm 7 gives host code a `warpSize` of 64 whatever the targets (HIP 6.4's headers: a
+# gfx1100-only build's host pass holds `static_assert(warpSize == 64)`, checked with clang 21)
+_OLD_HOST_WARPSIZE = 64
+
+
+def _host_value_changed(ctx: FileContext, replacement: str) -> str | None:
+    """Where the code compiles as written (before ROCm 7), does the fix give host code a width
+    other than the 64 it read? On RDNA the new width is the device's true one, yet code that
+    relied on 64 changes meaning: the fix is then a suggestion, saying why (None: same value)."""
+    if replacement == portable.HOST_WARP_SIZE:
+        wave32 = ctx.wave32_targets
+        if not wave32:
+            return None
+        return f"`{replacement}` is 32 on {', '.join(wave32)}, where host code read {_OLD_HOST_WARPSIZE}"
+    width = host_warp_size(ctx.config.targets)
+    if width == _OLD_HOST_WARPSIZE:
+        return None
+    return f"host code reads `{replacement}` as {width} for these targets, where it read {_OLD_HOST_WARPSIZE}"
 
 
 def _read_by_host(ctx: FileContext, node: tree_sitter.Node) -> bool:
@@ -2814,32 +2851,158 @@ def _warpsize_macros(ctx: FileContext, rows) -> Iterable[Finding]:
     carriers = _macros_naming_warpsize(ctx)
     if not carriers:
         return
-    reported: set[int] = set()
+    reasons: dict[int, tuple[str, str]] = {}  # each `warpSize` written → why, from the first use that needs it
+    host_read: set[int] = set()  # those a use carries into host code: the fix may change the host's value
+    in_rows: dict[int, str] = {}  # those a use carries into a row kernel → why its fix is for review
     for macro, tokens in carriers.items():
         for use in identifiers_named(ctx.parsed.root, ctx.source.data, macro, ("identifier", "type_identifier")):
-            if rows and rows.row_only_at(use.start_byte):
-                continue
             line = use.start_point[0] + 1
-            if _in_constant_context(ctx, use):
-                what, how = _NOT_CONSTANT, f": `{macro}` carries it where a constant is required (line {line})"
-            elif _read_by_host(ctx, use):
-                what, how = _HOST_READ, f": `{macro}` carries it into host code (line {line})"
-            else:
+            need = _carrier_need(ctx, use, rows)
+            if need is None:
                 continue
+            constant, host, beside_row = need
+            reason = (
+                (_NOT_CONSTANT, f": `{macro}` carries it where a constant is required (line {line})")
+                if constant
+                else (_HOST_READ, f": `{macro}` carries it into host code (line {line})")
+            )
             for at in tokens:
-                if at not in reported:
-                    reported.add(at)
-                    yield _warpsize_finding(ctx, at, what, portable.WARP_SIZE, how)
+                reasons.setdefault(at, reason)
+                if host:
+                    host_read.add(at)
+                if beside_row:
+                    in_rows.setdefault(at, f"`{macro}` is read (line {line}) {_BESIDE_ROW}")
+    for at, (what, how) in reasons.items():
+        yield _warpsize_finding(
+            ctx, at, what, portable.WARP_SIZE, how, host=at in host_read, review=in_rows.get(at, "")
+        )
+    if ctx.source.path.suffix.lower() in HEADER_SUFFIXES:
+        _pend_for_other_files(
+            ctx, {macro: [at for at in tokens if at not in reasons] for macro, tokens in carriers.items()}
+        )
+
+
+# WRP021 writes the row's 32 for a function's own `warpSize`s, where PORTER_WARP_SIZE in a macro is the
+# wavefront: the two would disagree
+_BESIDE_ROW = "beside `warpSize`s that become a 32-thread row's 32"
+
+
+def _carrier_need(ctx: FileContext, use: tree_sitter.Node, rows) -> tuple[bool, bool, bool] | None:
+    """Where a use of a macro that carries `warpSize` needs it to be what ROCm 7 no longer makes it:
+    (in a constant context, read by host code, in a row kernel's function that writes `warpSize`
+    itself), or None where neither."""
+    host = _read_by_host(ctx, use)
+    constant = _in_constant_context(ctx, use)
+    if not (constant or host):
+        return None
+    return constant, host, bool(rows and rows.row_only_at(use.start_byte) and _names_warpsize_itself(ctx, use))
+
+
+# -- the same across files: a header's macro carries `warpSize` into another file (porter.rules.project)
+_CARRIER_NEEDS = ("constant", "host", "row")  # in settling, a later need's finding replaces an earlier's
+
+
+def _carrier_key(need: str, macro: str) -> str:
+    return f"warpsize-macro-{need}:{macro}"
+
+
+def _header_carriers_named(ctx: FileContext) -> list[str]:
+    """The project's header macros that carry `warpSize` (HeaderConstants.warpsize_carriers) which
+    the file names without defining them itself."""
+    data = ctx.source.data
+    names = [name for name in ctx.project_warpsize_carriers if name.encode() in data]
+    if not names:
+        return []
+    own = {
+        ctx.source.text(name.start_byte, name.end_byte)
+        for definition in _macro_definitions_of(ctx)
+        if (name := definition.child_by_field_name("name")) is not None
+    }
+    return [name for name in names if name not in own]
+
+
+def _claim_header_carriers(ctx: FileContext, carried: list[str], rows) -> None:
+    """Each use of a header's carrier that needs a constant or is read by the host claims the
+    header's `warpSize` (its definition carries the fix, as the file's own macros do)."""
+    for macro in carried:
+        for use in identifiers_named(ctx.parsed.root, ctx.source.data, macro, ("identifier", "type_identifier")):
+            need = _carrier_need(ctx, use, rows) if _ported(ctx, use.start_byte) else None
+            if need is not None:
+                constant, host, beside_row = need
+                chosen = "row" if beside_row else "host" if host else "constant"
+                ctx.project.claims.add(_carrier_key(chosen, macro))
+
+
+def _pend_for_other_files(ctx: FileContext, unreported: dict[str, list[int]]) -> None:
+    """A header's carriers whose `warpSize`s no use of its own reported: pending findings, one per
+    need, which the project's other files claim by their uses (_claim_header_carriers)."""
+    where = "in another of the project's files"
+    for need in _CARRIER_NEEDS:
+        for macro, tokens in unreported.items():
+            for at in tokens:
+                if need == "host":
+                    finding = _warpsize_finding(
+                        ctx,
+                        at,
+                        _HOST_READ,
+                        portable.WARP_SIZE,
+                        f": `{macro}` carries it into host code {where}",
+                        host=True,
+                    )
+                else:
+                    how = f": `{macro}` carries it where a constant is required {where}"
+                    review = f"`{macro}` is read {where} {_BESIDE_ROW}" if need == "row" else ""
+                    finding = _warpsize_finding(ctx, at, _NOT_CONSTANT, portable.WARP_SIZE, how, review=review)
+                ctx.project.pending.append((_carrier_key(need, macro), finding))
+
+
+def header_warpsize_carriers(macros: dict[str, set[str]], headers: list[bytes]) -> frozenset[str]:
+    """The headers' macros whose definition (any of them) names HIP's `warpSize`, itself or through
+    another such macro: `macros` is each object-like macro → the bodies the headers define it with;
+    the function-like ones are read from the `headers` here."""
+    bodies = {name: [body.split("//")[0].encode() for body in texts] for name, texts in macros.items()}
+    for data in headers:
+        for match in _FUNCTION_MACRO.finditer(data) if b"warpSize" in data else ():
+            if b"warpSize" not in IDENT_BYTES.findall(match.group(2)):  # `LANES(warpSize)`: a parameter
+                body = b"\n".join(line.split(b"//")[0] for line in match.group(3).splitlines())
+                bodies.setdefault(match.group(1).decode(), []).append(body)
+    carriers = {name for name, texts in bodies.items() if any(_WARPSIZE_WORD.search(t) for t in texts)}
+    users: dict[str, set[str]] = {}  # name → the macros whose definitions name it
+    for name, texts in bodies.items():
+        for word in {w.decode() for t in texts for w in IDENT_BYTES.findall(t)} - {name}:
+            users.setdefault(word, set()).add(name)
+    pending = list(carriers)  # NUM_WARPS (1024 / WARP_SIZE) carries what WARP_SIZE warpSize does
+    while pending:
+        for user in users.get(pending.pop(), ()):
+            if user not in carriers:
+                carriers.add(user)
+                pending.append(user)
+    return frozenset(carriers)
+
+
+# `#define WARPS(n) ((n) / warpSize)`, its body over continued lines
+_FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+
+
+def _names_warpsize_itself(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """Does the function around the node write `warpSize` itself (outside its macros)?"""
+    function = ctx.device.function_of(node).node
+    return (
+        function is not None
+        and _WARPSIZE_WORD.search(ctx.source.data, function.start_byte, function.end_byte) is not None
+    )
 
 
 def _macros_naming_warpsize(ctx: FileContext) -> dict[str, list[int]]:
-    """Each object-like macro of the file whose definition names `warpSize`, itself or through
-    another such macro → the offsets of the `warpSize`s those definitions write (in the arms the
-    ROCm build compiles)."""
+    """Each macro of the file whose definition names `warpSize`, itself or through another such
+    macro → the offsets of the `warpSize`s those definitions write (in the arms the ROCm build
+    compiles). Function-like macros too: `WARPS(1024)` carries what `#define WARPS(n) ((n) / warpSize)` writes."""
     bodies: dict[str, list[tuple[int, bytes]]] = {}
-    for definition in captures("(preproc_def) @d", ctx.parsed.root).get("d", []):
+    for definition in _macro_definitions_of(ctx):
         name, value = definition.child_by_field_name("name"), definition.child_by_field_name("value")
         if name is not None and value is not None and _ported(ctx, definition.start_byte):
+            if _takes_warpsize(ctx, definition):
+                continue  # `#define LANES(warpSize) …`: the parameter's name, not HIP's
             text = ctx.source.data[value.start_byte : value.end_byte]
             bodies.setdefault(ctx.source.text(name.start_byte, name.end_byte), []).append((value.start_byte, text))
     written = {
@@ -2853,6 +3016,20 @@ def _macros_naming_warpsize(ctx: FileContext) -> dict[str, list[int]]:
     }
     carriers = {macro: sorted(_written_through(macro, written, named)) for macro in bodies}
     return {macro: tokens for macro, tokens in carriers.items() if tokens}
+
+
+def _macro_definitions_of(ctx: FileContext) -> list[tree_sitter.Node]:
+    """The file's `#define`s, object-like and function-like, in source order."""
+    found = captures("(preproc_def) @d", ctx.parsed.root).get("d", [])
+    found += captures("(preproc_function_def) @d", ctx.parsed.root).get("d", [])
+    return sorted(found, key=lambda node: node.start_byte)
+
+
+def _takes_warpsize(ctx: FileContext, definition: tree_sitter.Node) -> bool:
+    parameters = definition.child_by_field_name("parameters")
+    return parameters is not None and any(
+        ctx.source.text(p.start_byte, p.end_byte) == "warpSize" for p in parameters.named_children
+    )
 
 
 def _written_through(macro: str, written: dict[str, list[int]], named: dict[str, set[str]]) -> set[int]:

@@ -116,6 +116,12 @@ def wave64_targets(ids: Iterable[str]) -> list[Target]:
     return [t for t in known(ids) if t.wave64]
 
 
+def host_warp_size(ids: Iterable[str]) -> int:
+    """The warp width host code is compiled with where it needs one at compile time (the compat
+    header's host PORTER_WARP_SIZE): the largest wavefront of the targets, which is good for sizing."""
+    return max((t.wavefront for t in known(ids)), default=64)
+
+
 @total_ordering
 @dataclass(frozen=True)
 class RocmVersion:
