@@ -54,6 +54,8 @@ CASES = [
     # a quad's lane mask read on ROCm too; then one read only by the CUDA arm's shuffle, the ROCm
     # arm shuffling without a mask (mmcv's filtered_lrelu): dead where it is ported
     (K.format("unsigned m = 15u << ((threadIdx.x & 31) & ~3); x[0] = __shfl(x[0], 0) + m;"), ["WRP001"]),
+    # a lane id that only a comment names again is dead too (reported before: any mention counted)
+    (K.format("int lane = threadIdx.x & 31;  // lane: kept for debugging\n x[0] = __shfl(x[0], 0);"), []),
     (
         K.format(
             "unsigned m = 15u << ((threadIdx.x & 31) & ~3); float s = x[threadIdx.x];\n"

@@ -1188,8 +1188,8 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
 
 
 def _never_read(ctx: FileContext, node: tree_sitter.Node) -> bool:
-    """`int lane = d3 & 0x1f;` where the function never names `lane` again (nor a macro of the file
-    does): dead as written and as ported, so nothing assumes 32 lanes (DeepSpeed's transform.cu).
+    """`int lane = d3 & 0x1f;` where the function's code never names `lane` again (its comments may;
+    nor does a macro of the file): dead as written and as ported, so nothing assumes 32 lanes (DeepSpeed's transform.cu).
     Reads in a branch the project compiles for NVIDIA alone do not count: mmcv's filtered_lrelu
     computes `groupMask = 15 << ((threadIdx.x & 31) & ~3)` for its CUDA arm's `__shfl_xor_sync`,
     and its ROCm arm shuffles without a mask."""
@@ -1203,8 +1203,10 @@ def _never_read(ctx: FileContext, node: tree_sitter.Node) -> bool:
     if target is None or target.type != "identifier" or function is None:
         return False
     word = ctx.source.data[target.start_byte : target.end_byte]
-    if _whole_words(ctx.source.data[function.start_byte : function.end_byte], word, 2) != 1 and (
-        not ctx.branches.regions or any(_ported(ctx, at) for at in _reads(ctx, function, word))
+    # named once in the function's text (the declaration) is never read; named again, a read is
+    # code (not a comment) in a branch the ROCm build compiles
+    if _whole_words(ctx.source.data[function.start_byte : function.end_byte], word, 2) != 1 and any(
+        _ported(ctx, at) for at in _reads(ctx, function, word)
     ):
         return False
     name = re.compile(rb"(?<![\w$])" + re.escape(word) + rb"(?![\w$])")
@@ -1212,19 +1214,18 @@ def _never_read(ctx: FileContext, node: tree_sitter.Node) -> bool:
 
 
 def _reads(ctx: FileContext, function: tree_sitter.Node, word: bytes) -> list[int]:
-    """Where the function names `word` other than to declare it (a kernel may declare a name once
-    in each of its scopes)."""
-    data, root = ctx.source.data, ctx.parsed.root
-    found, at = [], data.find(word, function.start_byte, function.end_byte)
-    while at != -1:
-        end = at + len(word)
-        node = root.descendant_for_byte_range(at, end) if stands_alone(data, at, end) else None
-        holder = node.parent if node is not None else None
-        if node is not None and not (
-            holder is not None and holder.type == "init_declarator" and node == holder.child_by_field_name("declarator")
-        ):
-            found.append(at)
-        at = data.find(word, end, function.end_byte)
+    """Where the function's code names `word` other than to declare it (a kernel may declare a name
+    once in each of its scopes); a comment's mention is no read."""
+    found = []
+    for node in identifiers_named(ctx.parsed.root, ctx.source.data, word.decode()):
+        if function.start_byte <= node.start_byte and node.end_byte <= function.end_byte:
+            holder = node.parent
+            if not (
+                holder is not None
+                and holder.type == "init_declarator"
+                and node == holder.child_by_field_name("declarator")
+            ):
+                found.append(node.start_byte)
     return found
 
 
