@@ -5,7 +5,8 @@ For each tree of the development corpus (fetched from PyPI, SHA-256 checked, nev
 - porter scan and porter convert as a user runs them (`python -m porter …`, default flags, start-up
   included), cold (empty cache) and warm (the same unchanged tree again); and scan cold with
   `--deep never`, whose difference from the default is what libclang costs, and on one core
-  (`-j 1`), whose difference is what the other cores buy.
+  (`-j 1`), whose difference is what the other cores buy; and scan cold with no rule family at all
+  (the floor: parse, node index, workers, start-up), the best ratio any rule code could reach.
 Each run is a fresh process; its peak resident memory comes from the kernel (wait4).
 Throughput is lines and megabytes per second of the tree's C-family sources; the ratio is
 porter's throughput over hipify's (above 1: porter is faster).
@@ -65,11 +66,22 @@ PORTER_COMMANDS = {
     "porter-convert": ["convert", "-o"],
 }
 
+# The scan with no rule family at all (discovery, reading, the project's headers, tree-sitter's parse and
+# node index, the workers, the report): the floor the rules stand on, and the best ratio any rule
+# code could reach. A measurement, not a way porter runs: the families are taken out of the module.
+FLOOR = (
+    "import sys; import porter.scan; porter.scan.FAMILIES = (); "
+    "sys.argv = ['porter', 'scan', sys.argv[1], '--deep', 'never', '--no-cache', '-o', '/dev/null']; "
+    "from porter.__main__ import main; main()"
+)
+
 
 def timed(tool: str, tree: Path, workdir: Path, cache: Path) -> dict:
     env = dict(os.environ, PORTER_CACHE=str(cache))
     if tool == "hipify":
         command = [sys.executable, str(REPO / "bench" / "speed_worker.py"), tool, str(tree), str(workdir)]
+    elif tool == "porter-scan-floor":
+        command = [sys.executable, "-c", FLOOR, str(tree)]
     else:
         out = workdir / "porter-out"
         shutil.rmtree(out, ignore_errors=True)
@@ -125,6 +137,7 @@ RUNS = (
     # what the second core buys: on a machine whose cores share a busy cache or memory bus, two
     # workers each run slower than one alone, and the cold scan's ratio moves with that, not the code
     ("scan cold, one core", "porter-scan-one-core"),
+    ("scan cold, no rules (floor)", "porter-scan-floor"),
     ("convert cold", "porter-convert"),
     ("convert warm", "porter-convert"),
 )
@@ -188,7 +201,9 @@ def render(rows: list[dict], total: float, args) -> str:
         "  all cores, `--deep auto`; `convert TREE -o OUT`, portable mode, which scans too), start-up included;",
         "  cold = empty cache, warm = the unchanged tree again (a scan replays porter.memo's record of the run,",
         "  convert reuses the per-file results); `--deep never` shows what libclang costs; `one core` (`-j 1`) what the",
-        "  other cores buy; porter's modules compiled first, as pip would.",
+        "  other cores buy; `no rules (floor)` is the cold scan with every rule family taken out (and `--deep never`):",
+        "  parse, node index, workers and start-up, the best ratio any rule code could reach;",
+        "  porter's modules compiled first, as pip would.",
         "  Each run is its own process; peak RSS from wait4.",
         "- ratio: porter's throughput over hipify's on the same tree (above 1: porter is faster).",
         "",
