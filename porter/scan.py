@@ -430,7 +430,7 @@ def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | N
     another file), read with the project's own ROCm markers, which any of its sources may show.
     What each file says alone (HeaderTexts) is read by the pool's workers, where a pool runs,
     while this process reads the rest: the workers would wait for both all the same."""
-    headers, sources, names, source_names = [], [], [], []
+    headers, sources, names, source_names, header_paths, source_paths = [], [], [], [], [], []
     for file, read in zip(files, contents, strict=True):
         header = file.path.suffix.lower() in HEADER_SUFFIXES
         if read is None or not (header or file.kind.is_c_family):
@@ -438,10 +438,12 @@ def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | N
         data = read.head
         sources.append(data)
         source_names.append(file.path.name)
+        source_paths.append(file.path)
         if header:
             headers.append(data)
             names.append(file.path.name)
-    read_texts = _texts_in_pool(pool, headers, names, sources, source_names) if pool is not None else None
+            header_paths.append(file.path)
+    read_texts = _texts_in_pool(pool, header_paths, names, source_paths, source_names) if pool is not None else None
     markers = learned_rocm_markers(sources, hip_written_headers(zip(names, headers, strict=True)))
     sides = header_sides(sources, frozenset(names), markers, lambda path: path in load_tables().includes, source_names)
     return header_constants(
@@ -454,13 +456,37 @@ def _project_constants(files: list[DiscoveredFile], contents: list[_Contents | N
 
 
 def _texts_in_pool(
-    pool, headers: list[bytes], names: list[str], sources: list[bytes], source_names: list[str]
+    pool, headers: list[Path], names: list[str], sources: list[Path], source_names: list[str]
 ) -> Callable[[], HeaderTexts]:
     """HeaderTexts, read by the pool in two tasks of about equal size (one a worker): the headers'
-    functions with warp operations, and the rest."""
-    warp = pool.submit(warp_function_names, headers)
-    rest = pool.submit(HeaderTexts.of, headers, names, sources, frozenset(), source_names)
+    functions with warp operations, and the rest. The workers read the files themselves, as they
+    do the files they analyse: sent over, a large tree's bytes (265 MB of flashinfer's whole
+    package) were copied twice more, pickled here and unpickled there."""
+    warp = pool.submit(_warp_function_names_of, headers)
+    rest = pool.submit(_header_texts_of, headers, names, sources, source_names)
     return lambda: dataclasses.replace(rest.result(), warp_functions=warp.result())
+
+
+def _heads(paths: list[Path]) -> list[bytes]:
+    """Each file's first FULL_ANALYSIS_BYTES, as _read_all keeps them (empty where it cannot be read now)."""
+    heads = []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                heads.append(handle.read(scan_limits.FULL_ANALYSIS_BYTES))
+        except OSError:
+            heads.append(b"")
+    return heads
+
+
+def _warp_function_names_of(headers: list[Path]) -> frozenset[str]:
+    return warp_function_names(_heads(headers))
+
+
+def _header_texts_of(
+    headers: list[Path], names: list[str], sources: list[Path], source_names: list[str]
+) -> HeaderTexts:
+    return HeaderTexts.of(_heads(headers), names, _heads(sources), frozenset(), source_names)
 
 
 class _RunCache:
@@ -614,16 +640,20 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
         constants = _project_constants(discovery.files, contents, pool)
         if run_cache is not None:
             run_cache.key_files(items, contents, constants)
+        # the files' bytes have served (the workers read each file again): only sizes from here on,
+        # or a large tree's sources stay in memory beside its results
+        sizes = [read.size if read is not None else None for read in contents]
+        del contents
         results = [run_cache.cached(i, f) if run_cache else None for i, (f, _) in enumerate(items)]
         missing = [i for i, result in enumerate(results) if result is None]
         for i in range(len(items)) if progress else ():
             if results[i] is not None:
                 progress(items[i][0].rel)
         encoded: dict[int, str] = {}  # cache entries the workers encoded, by file index
-        if _worth_a_pool(jobs, (contents[i].size for i in missing if contents[i] is not None)):
+        if _worth_a_pool(jobs, (sizes[i] for i in missing if sizes[i] is not None)):
             pool = pool or _pool(jobs)
             run = (config, deep, cap, constants, run_cache is not None)
-            encoded = _analyze_in_pool(pool, items, missing, contents, results, run, jobs, progress)
+            encoded = _analyze_in_pool(pool, items, missing, sizes, results, run, jobs, progress)
         else:
             for i in missing:
                 file, extra_args = items[i]
@@ -677,14 +707,14 @@ def _worth_a_pool(jobs: int, sizes: Iterable[int]) -> bool:
 
 
 def _analyze_in_pool(
-    pool, items, missing: list[int], contents, results: list, run: tuple, jobs: int, progress
+    pool, items, missing: list[int], sizes: list[int | None], results: list, run: tuple, jobs: int, progress
 ) -> dict[int, str]:
     """The `missing` files' results, analysed by the pool's workers, into `results`; returned, the
     cache entries the workers encoded, by file index."""
     encoded: dict[int, str] = {}
     # largest files first, in small chunks: a 250 KB header left to the end would keep one core
     # busy while the others wait (the results come back in discovery order all the same)
-    by_size = sorted(missing, key=lambda i: -(contents[i].size if contents[i] else 0))
+    by_size = sorted(missing, key=lambda i: -(sizes[i] or 0))
     ordered = [(*items[i], run) for i in by_size]
     chunks = pool.map(_analyze_in_worker, ordered, chunksize=max(1, len(missing) // (jobs * 32)))
     for index, (result, entry) in zip(by_size, chunks, strict=True):
