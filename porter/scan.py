@@ -273,7 +273,7 @@ def _analyze(
             project_row_callers=project.row_callers if project else {},
             project_formulas=project.formulas if project else {},
             project_defined=project.defined if project else frozenset(),
-            project_warpsize_carriers=project.warpsize_carriers if project else frozenset(),
+            project_warpsize_carriers=project.warpsize_carriers if project else {},
             project_widened=widened,
         )
         if token_pass:

@@ -216,3 +216,12 @@ def test_a_function_like_macro_carries_warpsize_too(tmp_path):
     (tmp_path / "one.hip").write_text(FUNCTION_LIKE.replace("#pragma once\n", "") + FUNCTION_LIKE_USE[21:])
     found = [(f.file, f.line) for f in scan([tmp_path / "one.hip"], Config(), jobs=1).findings if f.rule == "WRP009"]
     assert found == [("one.hip", 2)]
+
+
+def test_a_chain_of_header_macros_reaches_the_warpsize_its_first_link_writes(tmp_path):
+    width = "#pragma once\n#if defined(USE_ROCM)\n#define WARP_SIZE warpSize\n#else\n#define WARP_SIZE 32\n#endif\n"
+    warps = '#pragma once\n#include "width.h"\n#define MAX_WARPS (1024 / WARP_SIZE)\n'
+    use = '#include "warps.h"\n__global__ void k(float* y) {\n  __shared__ float s[MAX_WARPS];\n  s[0] = y[0];\n  y[1] = s[0];\n}\n'
+    tree = _tree(tmp_path, {"width.h": width, "warps.h": warps, "k.cu": use})
+    found = [(f.file, f.line) for f in scan([tree], Config(), jobs=1).findings if f.rule == "WRP009"]
+    assert found == [("width.h", 3)]

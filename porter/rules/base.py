@@ -156,8 +156,9 @@ class FileContext:
     project_formulas: dict = field(default_factory=dict)
     # every name the project's headers define, its value known or not (HeaderConstants.defined)
     project_defined: frozenset[str] = frozenset()
-    # the headers' macros that carry HIP's `warpSize` (HeaderConstants.warpsize_carriers)
-    project_warpsize_carriers: frozenset[str] = frozenset()
+    # the headers' macros that carry HIP's `warpSize` -> those of them whose definitions write it
+    # (HeaderConstants.warpsize_carriers)
+    project_warpsize_carriers: dict[str, frozenset[str]] = field(default_factory=dict)
     # header constants this file took as left as written that the project widens after all, known
     # when the scan reads the file a second time (porter.rules.project: assumptions)
     project_widened: frozenset[str] = frozenset()

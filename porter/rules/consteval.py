@@ -267,8 +267,8 @@ class HeaderConstants:
     row_callers: dict = field(default_factory=dict)  # name -> (row kernel, file) (block_rows.project_row_callers)
     formulas: dict = field(default_factory=dict)  # name -> the text of its one definition
     defined: frozenset[str] = frozenset()  # every name the headers define, whatever its value
-    # object-like macros that carry HIP's `warpSize` (warp_size.header_warpsize_carriers)
-    warpsize_carriers: frozenset[str] = frozenset()
+    # macros that carry HIP's `warpSize` -> those whose own definitions write it (warp_size.header_warpsize_carriers)
+    warpsize_carriers: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -288,7 +288,7 @@ class HeaderConstants:
         row_callers: dict | None = None,
         formulas: dict | None = None,
         defined: frozenset[str] = frozenset(),
-        warpsize_carriers: frozenset[str] = frozenset(),
+        warpsize_carriers: dict[str, frozenset[str]] | None = None,
     ) -> HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr(_canonical((
@@ -300,13 +300,13 @@ class HeaderConstants:
             sorted((pasting_macros or {}).items()),
             logical_warp and (sorted(logical_warp.names), sorted(logical_warp.functions), sorted(logical_warp.helpers)),
             sorted(warp_functions), sorted((row_callers or {}).items()), sorted((formulas or {}).items()),
-            sorted(defined), sorted(warpsize_carriers),
+            sorted(defined), sorted((warpsize_carriers or {}).items()),
         )))  # fmt: skip
         digest = hashlib.sha256(facts.encode()).hexdigest()
         return cls(
             values, digest, specifiers, attributes, conditions, width_splits, votes, shims, row_launches or {},
             header_sides or {}, pasting_macros or {}, logical_warp, warp_functions, row_callers or {},
-            formulas or {}, defined, warpsize_carriers,
+            formulas or {}, defined, warpsize_carriers or {},
         )  # fmt: skip
 
 

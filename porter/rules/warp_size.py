@@ -2924,14 +2924,16 @@ def _header_carriers_named(ctx: FileContext) -> list[str]:
 
 def _claim_header_carriers(ctx: FileContext, carried: list[str], rows) -> None:
     """Each use of a header's carrier that needs a constant or is read by the host claims the
-    header's `warpSize` (its definition carries the fix, as the file's own macros do)."""
+    `warpSize`s it reaches: those of the macros whose definitions write it, which carry the fix (as
+    the file's own macros do)."""
     for macro in carried:
         for use in identifiers_named(ctx.parsed.root, ctx.source.data, macro, ("identifier", "type_identifier")):
             need = _carrier_need(ctx, use, rows) if _ported(ctx, use.start_byte) else None
             if need is not None:
                 constant, host, beside_row = need
                 chosen = "row" if beside_row else "host" if host else "constant"
-                ctx.project.claims.add(_carrier_key(chosen, macro))
+                for writer in ctx.project_warpsize_carriers[macro]:
+                    ctx.project.claims.add(_carrier_key(chosen, writer))
 
 
 def _pend_for_other_files(ctx: FileContext, unreported: dict[str, list[int]]) -> None:
@@ -2957,28 +2959,33 @@ def _pend_for_other_files(ctx: FileContext, unreported: dict[str, list[int]]) ->
                 ctx.project.pending.append((_carrier_key(need, macro), finding))
 
 
-def header_warpsize_carriers(macros: dict[str, set[str]], headers: list[bytes]) -> frozenset[str]:
+def header_warpsize_carriers(macros: dict[str, set[str]], headers: list[bytes]) -> dict[str, frozenset[str]]:
     """The headers' macros whose definition (any of them) names HIP's `warpSize`, itself or through
-    another such macro: `macros` is each object-like macro → the bodies the headers define it with;
-    the function-like ones are read from the `headers` here."""
+    other such macros → those of them whose own definitions write it (where the fix goes: a
+    header's `MAX_WARPS (1024 / WARP_SIZE)` reaches the `warpSize` of another's `WARP_SIZE`).
+    `macros` is each object-like macro → the bodies the headers define it with; the function-like
+    ones are read from the `headers` here."""
     bodies = {name: [body.split("//")[0].encode() for body in texts] for name, texts in macros.items()}
     for data in headers:
         for match in _FUNCTION_MACRO.finditer(data) if b"warpSize" in data else ():
             if b"warpSize" not in IDENT_BYTES.findall(match.group(2)):  # `LANES(warpSize)`: a parameter
                 body = b"\n".join(line.split(b"//")[0] for line in match.group(3).splitlines())
                 bodies.setdefault(match.group(1).decode(), []).append(body)
-    carriers = {name for name, texts in bodies.items() if any(_WARPSIZE_WORD.search(t) for t in texts)}
+    writers = [name for name, texts in bodies.items() if any(_WARPSIZE_WORD.search(t) for t in texts)]
     users: dict[str, set[str]] = {}  # name → the macros whose definitions name it
     for name, texts in bodies.items():
         for word in {w.decode() for t in texts for w in IDENT_BYTES.findall(t)} - {name}:
             users.setdefault(word, set()).add(name)
-    pending = list(carriers)  # NUM_WARPS (1024 / WARP_SIZE) carries what WARP_SIZE warpSize does
-    while pending:
-        for user in users.get(pending.pop(), ()):
-            if user not in carriers:
-                carriers.add(user)
-                pending.append(user)
-    return frozenset(carriers)
+    roots: dict[str, set[str]] = {}
+    for writer in writers:  # NUM_WARPS (1024 / WARP_SIZE) carries what WARP_SIZE warpSize does
+        pending, seen = [writer], {writer}
+        while pending:
+            current = pending.pop()
+            roots.setdefault(current, set()).add(writer)
+            fresh = users.get(current, set()) - seen
+            seen |= fresh
+            pending.extend(fresh)
+    return {name: frozenset(found) for name, found in roots.items()}
 
 
 # `#define WARPS(n) ((n) / warpSize)`, its body over continued lines
