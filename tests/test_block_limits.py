@@ -147,3 +147,31 @@ def test_exllamav2s_rms_norm_before_its_rocm_fix_is_left_to_a_person():
     assert "(`NUM_THREADS` × `1` × `1`, 1024 threads), which at 64 would be 2048 threads" in definition.message
     # its own `#define __shfl_xor_sync(mask, var, laneMask) __shfl_xor(var, laneMask)` under USE_ROCM
     assert not {f.rule for f in result.findings} & {"MSK001", "SYN001"}
+
+
+LOCAL_LAUNCH = """__global__ void rows(const float* x, float* y, int cols) {
+  constexpr int kWarp = 32;
+  int lane = threadIdx.x % kWarp;
+  float s = 0.f;
+  for (int c = lane; c < cols; c += kWarp) s += x[blockIdx.x * cols + c];
+  for (int o = kWarp / 2; o > 0; o /= 2) s += __shfl_down_sync(0xffffffff, s, o);
+  if (lane == 0) y[blockIdx.x] = s;
+}
+
+void launch(const float* x, float* y, int n, int cols) {
+  constexpr int kWarp = 32;
+  constexpr int kWarps = {warps};
+  rows<<<n, kWarps * kWarp>>>(x, y, cols);
+}
+"""
+
+
+@pytest.mark.parametrize(("warps", "fix"), [(32, "manual"), (8, "auto")])
+def test_a_launchers_own_warp_width_past_1024_threads_is_left_to_a_person(tmp_path, warps, fix):
+    tree = tmp_path / "src"
+    tree.mkdir()
+    (tree / "rows.cu").write_text(LOCAL_LAUNCH.replace("{warps}", str(warps)))
+    host = _warp_findings(tree)[(13, "WRP008")]
+    # the host's fix, `kWarps * porter_warp_size()`, would launch 2048 threads on wave64
+    assert host.fix == fix and (("2048 threads" in host.message) == (fix == "manual"))
+    assert bool(host.edits) == (fix == "auto")

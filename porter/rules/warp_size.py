@@ -1714,17 +1714,27 @@ def _host_uses(ctx: FileContext, warp_names: set[str]) -> Iterable[Finding]:
         return
     for parent, left, _, right in ctx.device.binaries(("*", "/")):
         for node in (left, right):
-            if node.type != "identifier" or ctx.source.text(node.start_byte, node.end_byte) not in warp_names:
+            name = ctx.source.text(node.start_byte, node.end_byte)
+            if node.type != "identifier" or name not in warp_names:
                 continue
             if ctx.device.is_device_code(node) or enclosing(node, ("static_assert_declaration",)):
                 continue
             if _reads_thread_builtins(ctx, parent):
                 continue  # `threadIdx.x / WS` in a member initialiser: device code outside a device function
+            message = f"`{short_text(ctx, parent)}`: the host sizes with the 32 the kernel uses as its warp width"
+            # `<<<n, kWarps * kWarp>>>` with both 32 (a launcher's own constants too): at 64 the block
+            # would hold 2048 threads and the launch fail, where the original ran
+            limit = _block_limits(ctx).get(name)
             yield HOST_WARPS_PER_BLOCK.finding(
-                ctx, node.start_byte, node.end_byte,
-                f"`{short_text(ctx, parent)}`: the host sizes with the 32 the kernel uses as its warp width",
-                edits=_literal_edit(ctx, node, _host_warp_size(ctx, node)), fix=FixKind.AUTO,
+                ctx, node.start_byte, node.end_byte, message + (f"; but {limit}" if limit else ""),
+                edits=_literal_edit(ctx, node, _host_warp_size(ctx, node)),
+                fix=FixKind.MANUAL if limit else FixKind.AUTO,
             )  # fmt: skip
+
+
+def _block_limits(ctx: FileContext) -> dict[str, str]:
+    """block_limits.widened_blocks, once per file."""
+    return ctx.once("block limits", lambda: widened_blocks(ctx))
 
 
 _WARP_SIZE_SOURCE = re.compile(r"(?:\.|->)\s*warpSize\b|\bwarpSize\b|DevAttrWarpSize|DeviceAttributeWarpSize")
@@ -2583,7 +2593,7 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding], others: list[F
     ctx.project.pending += [
         (_constant_key(ctx, name, finding.span.start_byte), finding) for name, finding in _own_definitions(ctx)
     ]
-    ctx.project.block_limits.update({_constant_key(ctx, name): detail for name, detail in widened_blocks(ctx).items()})
+    ctx.project.block_limits.update({_constant_key(ctx, name): detail for name, detail in _block_limits(ctx).items()})
 
 
 def _whole_extent(ctx: FileContext, finding: Finding) -> bool:
