@@ -794,21 +794,35 @@ def _warp_index(ctx, node: tree_sitter.Node, at: tree_sitter.Node, hops: int = 3
         arguments = call_arguments(node)
         return len(arguments) == 1 and _warp_index(ctx, arguments[0], at, hops - 1)
     parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
-    return parts is not None and _per_warp(ctx, parts) and _is_thread(ctx, parts[0], _X_THREAD, at)
+    return parts is not None and _per_warp(ctx, parts, at) and _is_thread(ctx, parts[0], _X_THREAD, at)
 
 
-def _per_warp(ctx, parts: tuple[tree_sitter.Node, str, tree_sitter.Node]) -> bool:
+def _per_warp(ctx, parts: tuple[tree_sitter.Node, str, tree_sitter.Node], at: tree_sitter.Node | None = None) -> bool:
     """`… / 32` or `… >> 5`, the literal written or a constant porter keeps (a 32×32 tile's edge,
-    whose definition stays): an index counted in 32-thread warps."""
+    whose definition stays): an index counted in 32-thread warps. Given `at`, a constant of the
+    function around it counts too, whatever its shuffles take it for: its 32 means nothing outside
+    the kernel, and a kernel that takes a row of blocks by it is one of rows of 32."""
     divisor = unparenthesized(parts[2])
     text = ctx.source.text(divisor.start_byte, divisor.end_byte)
     if divisor.type == "number_literal":
         value = literal_value(text)
     elif divisor.type == "identifier":
         value = _kept_value(ctx, text)
+        if value is None and at is not None:
+            value = _function_constant(ctx, text, at)
     else:
         return False
     return (parts[1], value) in (("/", ROW), (">>", 5))
+
+
+def _function_constant(ctx, name: str, at: tree_sitter.Node) -> int | None:
+    """The value of a `const`/`constexpr` the function around `at` binds `name` to, once."""
+    value = _local_value(ctx, name, at)
+    declaration = value.parent.parent if value is not None and value.parent is not None else None
+    if declaration is None or declaration.type != "declaration":
+        return None
+    qualifiers = ctx.source.data[declaration.start_byte : value.parent.start_byte]
+    return ctx.value_of(value) if re.search(rb"\bconst(?:expr)?\b", qualifiers) else None
 
 
 def _linearised_by_rows(ctx, kernel: FunctionInfo) -> bool:
