@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from porter.parse import captures, initializers, kernel_launches
+from porter.parse import Initializer, captures, initializers, kernel_launches
 from porter.rules import portable
 from porter.rules.brackets import NOT_FUNCTIONS, closing_of, top_level_parts
-from porter.rules.consteval import evaluate
+from porter.rules.consteval import CONST_QUALIFIER, evaluate
 from porter.rules.device import (
     IDENT,
     FunctionInfo,
@@ -568,23 +568,31 @@ def _components(text: str, extent: Extent | None = None) -> tuple[int | None, bo
 
 def _local_value(ctx, name: str, at: tree_sitter.Node) -> tree_sitter.Node | None:
     """The value `name` is initialised with in the function around `at`, where it is bound once."""
+    binding = _local_binding(ctx, name, at)
+    return binding.value if binding is not None else None
+
+
+def _local_binding(ctx, name: str, at: tree_sitter.Node) -> Initializer | None:
+    """The declarator that binds `name` in the function around `at`, where it is bound once."""
     function = ctx.device.function_of(at).node
     if function is None:
         return None
-    values = [
-        value for start, value in _initialised(ctx).get(name, ()) if function.start_byte <= start < function.end_byte
+    bindings = [
+        item
+        for item in _initialised(ctx).get(name, ())
+        if function.start_byte <= item.node.start_byte < function.end_byte
     ]
-    return values[0] if len(values) == 1 else None
+    return bindings[0] if len(bindings) == 1 else None
 
 
-def _initialised(ctx) -> dict[str, list[tuple[int, tree_sitter.Node]]]:
-    """Name → (where, value) of each of the file's initialised declarators, grouped once."""
+def _initialised(ctx) -> dict[str, list[Initializer]]:
+    """Name → each of the file's initialised declarators of it, grouped once."""
 
-    def group() -> dict[str, list[tuple[int, tree_sitter.Node]]]:
-        grouped: dict[str, list[tuple[int, tree_sitter.Node]]] = {}
+    def group() -> dict[str, list[Initializer]]:
+        grouped: dict[str, list[Initializer]] = {}
         for item in initializers(ctx.parsed.root, ctx.source.data):
             if item.name is not None and item.value is not None:
-                grouped.setdefault(item.name, []).append((item.node.start_byte, item.value))
+                grouped.setdefault(item.name, []).append(item)
         return grouped
 
     return ctx.once("initialised names", group)
@@ -817,12 +825,10 @@ def _per_warp(ctx, parts: tuple[tree_sitter.Node, str, tree_sitter.Node], at: tr
 
 def _function_constant(ctx, name: str, at: tree_sitter.Node) -> int | None:
     """The value of a `const`/`constexpr` the function around `at` binds `name` to, once."""
-    value = _local_value(ctx, name, at)
-    declaration = value.parent.parent if value is not None and value.parent is not None else None
-    if declaration is None or declaration.type != "declaration":
+    binding = _local_binding(ctx, name, at)
+    if binding is None or not CONST_QUALIFIER.search(binding.qualifiers):
         return None
-    qualifiers = ctx.source.data[declaration.start_byte : value.parent.start_byte]
-    return ctx.value_of(value) if re.search(rb"\bconst(?:expr)?\b", qualifiers) else None
+    return ctx.value_of(binding.value)
 
 
 def _linearised_by_rows(ctx, kernel: FunctionInfo) -> bool:

@@ -129,7 +129,7 @@ def _constant(name: str, constants: dict[str, int]) -> str:
     return name if value is None else str(value)
 
 
-_CONST_QUALIFIER = re.compile(rb"\b(constexpr|const)\b")
+CONST_QUALIFIER = re.compile(rb"\b(constexpr|const)\b")  # a declaration's qualifiers that make it a constant
 _PLAIN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*))\s*")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/")
 _SIZEOF = re.compile(r"\bsizeof\s*\(\s*([\w\s]+?)\s*\)")
@@ -200,7 +200,7 @@ def constant_definitions(source: SourceFile, root: tree_sitter.Node) -> list[tup
             definitions.append((name_node.start_byte, _text(source, name_node), _text(source, value)))
     for declared in initializers(root, source.data):
         qualifiers = declared.qualifiers  # first: most declarations are not constants
-        if b"const" not in qualifiers or not _CONST_QUALIFIER.search(qualifiers):
+        if b"const" not in qualifiers or not CONST_QUALIFIER.search(qualifiers):
             continue
         if declared.name is not None and declared.value is not None:
             definitions.append((declared.node.start_byte, declared.name, _text(source, declared.value)))

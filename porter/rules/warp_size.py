@@ -2888,8 +2888,9 @@ def _warpsize_macros(ctx: FileContext, rows) -> Iterable[Finding]:
             ctx, at, what, portable.WARP_SIZE, how, host=at in host_read, review=in_rows.get(at, "")
         )
     if ctx.source.path.suffix.lower() in HEADER_SUFFIXES:
+        written, _ = _macro_writes(ctx)
         _pend_for_other_files(
-            ctx, {macro: [at for at in tokens if at not in reasons] for macro, tokens in carriers.items()}
+            ctx, {macro: [at for at in tokens if at not in reasons] for macro, tokens in written.items() if tokens}
         )
 
 
@@ -2947,8 +2948,10 @@ def _claim_header_carriers(ctx: FileContext, carried: list[str], rows) -> None:
 
 
 def _pend_for_other_files(ctx: FileContext, unreported: dict[str, list[int]]) -> None:
-    """A header's carriers whose `warpSize`s no use of its own reported: pending findings, one per
-    need, which the project's other files claim by their uses (_claim_header_carriers)."""
+    """The `warpSize`s each of a header's macros writes in its own definition that no use in the
+    header reported: pending findings, one per need, keyed by that macro, which the project's other
+    files claim by their uses (_claim_header_carriers: a use claims the macros that write what it
+    reaches)."""
     where = "in another of the project's files"
     for need in _CARRIER_NEEDS:
         for macro, tokens in unreported.items():
@@ -2981,21 +2984,17 @@ def header_warpsize_carriers(macros: dict[str, set[str]], headers: list[bytes]) 
             if b"warpSize" not in IDENT_BYTES.findall(match.group(2)):  # `LANES(warpSize)`: a parameter
                 body = b"\n".join(line.split(b"//")[0] for line in match.group(3).splitlines())
                 bodies.setdefault(match.group(1).decode(), []).append(body)
-    writers = [name for name, texts in bodies.items() if any(_WARPSIZE_WORD.search(t) for t in texts)]
-    users: dict[str, set[str]] = {}  # name → the macros whose definitions name it
-    for name, texts in bodies.items():
-        for word in {w.decode() for t in texts for w in IDENT_BYTES.findall(t)} - {name}:
-            users.setdefault(word, set()).add(name)
-    roots: dict[str, set[str]] = {}
-    for writer in writers:  # NUM_WARPS (1024 / WARP_SIZE) carries what WARP_SIZE warpSize does
-        pending, seen = [writer], {writer}
-        while pending:
-            current = pending.pop()
-            roots.setdefault(current, set()).add(writer)
-            fresh = users.get(current, set()) - seen
-            seen |= fresh
-            pending.extend(fresh)
-    return {name: frozenset(found) for name, found in roots.items()}
+    # each macro "writes" itself where its own definition names warpSize; NUM_WARPS (1024 / WARP_SIZE)
+    # then reaches what WARP_SIZE warpSize writes
+    writes = {name: [name] if any(_WARPSIZE_WORD.search(t) for t in texts) else [] for name, texts in bodies.items()}
+    if not any(writes.values()):
+        return {}  # most projects: no macro writes warpSize, and nothing to follow
+    named = {
+        name: {w.decode() for t in texts for w in IDENT_BYTES.findall(t)} & bodies.keys() - {name}
+        for name, texts in bodies.items()
+    }
+    reached = {name: frozenset(_written_through(name, writes, named)) for name in bodies}
+    return {name: writers for name, writers in reached.items() if writers}
 
 
 # `#define WARPS(n) ((n) / warpSize)`, its body over continued lines
@@ -3015,6 +3014,18 @@ def _macros_naming_warpsize(ctx: FileContext) -> dict[str, list[int]]:
     """Each macro of the file whose definition names `warpSize`, itself or through another such
     macro → the offsets of the `warpSize`s those definitions write (in the arms the ROCm build
     compiles). Function-like macros too: `WARPS(1024)` carries what `#define WARPS(n) ((n) / warpSize)` writes."""
+    written, named = _macro_writes(ctx)
+    carriers = {macro: sorted(_written_through(macro, written, named)) for macro in written}
+    return {macro: tokens for macro, tokens in carriers.items() if tokens}
+
+
+def _macro_writes(ctx: FileContext) -> tuple[dict[str, list[int]], dict[str, set[str]]]:
+    """The file's macros (in the arms the ROCm build compiles): each → the offsets of the `warpSize`s
+    its own definitions write, and each → the file's other macros they name. Once per file."""
+    return ctx.once("macro writes", lambda: _read_macro_writes(ctx))
+
+
+def _read_macro_writes(ctx: FileContext) -> tuple[dict[str, list[int]], dict[str, set[str]]]:
     bodies: dict[str, list[tuple[int, bytes]]] = {}
     for definition in _macro_definitions_of(ctx):
         name, value = definition.child_by_field_name("name"), definition.child_by_field_name("value")
@@ -3032,8 +3043,7 @@ def _macros_naming_warpsize(ctx: FileContext) -> dict[str, list[int]]:
         macro: {word.decode() for _, text in arms for word in IDENT_BYTES.findall(text)} & bodies.keys() - {macro}
         for macro, arms in bodies.items()
     }
-    carriers = {macro: sorted(_written_through(macro, written, named)) for macro in bodies}
-    return {macro: tokens for macro, tokens in carriers.items() if tokens}
+    return written, named
 
 
 def _macro_definitions_of(ctx: FileContext) -> list[tree_sitter.Node]:
@@ -3050,9 +3060,10 @@ def _takes_warpsize(ctx: FileContext, definition: tree_sitter.Node) -> bool:
     )
 
 
-def _written_through(macro: str, written: dict[str, list[int]], named: dict[str, set[str]]) -> set[int]:
-    """The `warpSize`s the macro's definition writes, and those of every macro it names, however deep."""
-    found: set[int] = set()
+def _written_through(macro: str, written: dict[str, list], named: dict[str, set[str]]) -> set:
+    """What the macro's definition writes (`written`: the offsets of its `warpSize`s, or the names of
+    the macros that write one), and what every macro it names writes, however deep."""
+    found: set = set()
     seen, pending = set(), [macro]
     while pending:
         current = pending.pop()
