@@ -74,9 +74,14 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def to_stdout(output: Path | None) -> bool:
+    """Does the output go to standard output: none named, or `-` (the usual convention)?"""
+    return output is None or str(output) == "-"
+
+
 def write_output(text: str, output: Path | None) -> None:
     """Print, or write atomically: a temporary file in the same directory, then a rename."""
-    if output is None:
+    if to_stdout(output):
         sys.stdout.write(text)
         return
     write_output_file(output, text)
@@ -155,7 +160,7 @@ def _scan(paths, format, output, target, rocm_version, jobs, deep, no_cache, kee
             f"{len(result.unreadable)} path(s) could not be read and were not analysed: {shown} (--keep-going to accept)"
         )
     if not no_cache:
-        memo.record(text, None if output is None else str(output))
+        memo.record(text, None if to_stdout(output) else str(output))
 
 
 class ConvertMode(StrEnum):

@@ -173,6 +173,22 @@ def test_output_to_a_fifo_is_written_through_and_the_fifo_stays(tmp_path):
     assert json.loads(received[0])["findings"]
 
 
+def test_dash_output_is_standard_output_and_writes_no_file(tmp_path):
+    """`-o -` is standard output, as in other command-line tools: a file named `-` was written in
+    the working directory instead. The memo's replay of the same run prints it again."""
+    import os
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "porter", "scan", str(CORPUS / "warp_size"), "-f", "json", "-o", "-"]
+    env = dict(os.environ, PORTER_CACHE=str(tmp_path / "cache"))
+    for _ in range(2):  # the first run records, the second replays
+        done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["findings"]
+        assert not (tmp_path / "-").exists()
+
+
 def test_output_through_a_symbolic_link_replaces_its_target(tmp_path):
     """A link to a report file keeps being a link; the file it names gets the new report."""
     target = tmp_path / "reports" / "scan.json"
