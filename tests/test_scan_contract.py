@@ -124,3 +124,18 @@ def test_output_file_is_written(tmp_path):
     assert result.exit_code == 0
     assert json.loads(out.read_text())["findings"]
     assert [p.name for p in out.parent.iterdir()] == ["scan.json"]
+
+
+def test_a_pool_scan_reports_what_one_process_does(corpus_scan):
+    """Every finding comes back from a pool worker as it was made (findings, spans and edits
+    pickle as calls of their constructors): a two-worker scan of the corpus has the same findings,
+    edits included, as the one-process scan."""
+    import pickle
+
+    from porter.config import Config
+    from porter.scan import scan
+
+    pooled = scan([CORPUS], Config(), jobs=2)
+    assert pooled.findings == corpus_scan.findings
+    with_edits = next(f for f in corpus_scan.findings if f.edits)
+    assert pickle.loads(pickle.dumps(with_edits)) == with_edits
