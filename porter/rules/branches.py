@@ -126,6 +126,7 @@ _DEVICE_PASS_WORDS = (b"__gfx", b"__GFX", b"__AMDGCN", b"__AMDGPU__", b"__HIP_DE
 
 
 CONDITION_BODY = re.compile(r"\bdefined\b|\|\||&&")
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)
@@ -135,9 +136,16 @@ class ProjectConditions:
 
     macros: dict[str, dict[str, int | None]] = field(default_factory=dict)
     bodies: dict[str, str] = field(default_factory=dict)
+    # the macros whose definitions an AMD target's own macros choose (`#if defined(__gfx942__)`
+    # around `#define IS_CDNA3 1`): each definition's condition as one `#if` text, with its value
+    guards: dict[str, tuple[tuple[str, int | None], ...]] = field(default_factory=dict)
 
     def mentioned_in(self, data: bytes) -> bool:
         return any(name.encode("utf-8", "surrogateescape") in data for name in (*self.macros, *self.bodies))
+
+    def names_target_macros_in(self, data: bytes) -> bool:
+        """Does the text name a macro that the project's AMD target macros choose?"""
+        return any(name.encode("utf-8", "surrogateescape") in data for name in self.guards)
 
 
 @lru_cache(maxsize=256)
@@ -187,6 +195,12 @@ class Branches:
         self.macros: dict[str, dict[str, int | None]] = {name: dict(v) for name, v in project.macros.items()}
         # object-like macros that stand for a condition (`#define IS_CDNA (defined(__gfx942__) || …)`)
         self._bodies: dict[str, str] = dict(project.bodies)
+        # each macro's definitions: (the conditions it is defined under, as `#if` texts, its value);
+        # read again for an AMD target other than the ones `macros` was recorded for (_for_target)
+        self._guards: dict[str, list[tuple[tuple[str, ...], int | None]]] = {
+            name: [((text,), value) for text, value in definitions] for name, definitions in project.guards.items()
+        }
+        self._own_definitions: set[str] = set()
         self._root = root
         self._defined_before: set[str] = set()
         self._expanding: set[str] = set()
@@ -202,6 +216,42 @@ class Branches:
     def platform_macros(self) -> dict[str, dict[str, int | None]]:
         """The macros the file defines per platform, for the files that include it."""
         return {name: self.macros[name] for name in self.macros if self._platform_macro(name) is not None}
+
+    def target_guards(self) -> dict[str, tuple[tuple[str, int | None], ...]]:
+        """The macros the file's AMD target tests choose, each definition's conditions as one `#if`
+        text (ProjectConditions.guards), for the files that include it."""
+        return {
+            name: tuple(
+                (" && ".join(f"({piece})" for piece in guard) or "1", value) for guard, value in self._guards[name]
+            )
+            for name in self._guards
+            if self._defined_by_target(name)
+        }
+
+    def chosen_by_target(self, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Does an AMD target's own macros choose the macro: some definition of it under a test of
+        them (directly or through another such macro), or a body that tests them (`#define IS_CDNA
+        (defined(__gfx942__) || …)`)?"""
+        if name in seen:
+            return False
+        body = self._bodies.get(name)
+        return self._defined_by_target(name, seen) or (body is not None and self.tests_target(body, seen | {name}))
+
+    def _defined_by_target(self, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        return any(
+            self.tests_target(piece, seen | {name}) for guard, _ in self._guards.get(name, ()) for piece in guard
+        )
+
+    def tests_target(self, text: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Does a condition's text test an AMD target: its own macros (`__gfx942__`, `__GFX9__`), or
+        a macro they choose (`IS_CDNA3`)?"""
+        if TARGET_MACRO.search(text):
+            return True
+        return any(
+            self.chosen_by_target(word, seen)
+            for word in set(_WORD.findall(text))
+            if word in self._guards or word in self._bodies
+        )
 
     def side_at(self, offset: int) -> Side | None:
         """The side of the innermost decided region holding the offset, else None (both platforms).
@@ -307,25 +357,30 @@ class Branches:
         events = sorted(
             (node for kind in kinds for node in captures(f"({kind}) @n", root).get("n", [])), key=lambda n: n.start_byte
         )
-        open_arms: list[tuple[int, dict[str, bool | None]]] = []  # (end, live) of enclosing arms
+        # (end, live, guard) of enclosing arms; a guard is the arm's conditions as `#if` texts
+        open_arms: list[tuple[int, dict[str, bool | None], tuple[str, ...]]] = []
         everywhere = {env.name: True for env in ENVIRONMENTS}
         for node in events:
             while open_arms and open_arms[-1][0] <= node.start_byte:
                 open_arms.pop()
-            outer = open_arms[-1][1] if open_arms else everywhere
+            outer, guard = (open_arms[-1][1], open_arms[-1][2]) if open_arms else (everywhere, ())
             if node.type == "preproc_def":
-                self._record_macro(node, outer)
+                self._record_macro(node, outer, guard)
                 continue
-            arms = self._conditional(node, outer)
-            self._arms.extend(arms)
+            arms = self._conditional(node, outer, guard)
+            self._arms.extend(arm[:3] for arm in arms)
             # arms do not overlap, so the one holding the next event is the innermost open one
-            for _start, end, live in reversed(arms):
-                open_arms.append((end, live))
+            for _start, end, live, arm_guard in reversed(arms):
+                open_arms.append((end, live, arm_guard))
             open_arms.sort(key=lambda arm: -arm[0])
 
-    def _conditional(self, node: tree_sitter.Node, outer: dict[str, bool | None]) -> list[tuple[int, int, dict]]:
-        """One #if/#ifdef chain: each arm is live where the outer code is, its own test holds and no earlier one did."""
+    def _conditional(
+        self, node: tree_sitter.Node, outer: dict[str, bool | None], outer_guard: tuple[str, ...] = ()
+    ) -> list[tuple[int, int, dict, tuple[str, ...]]]:
+        """One #if/#ifdef chain: each arm is live where the outer code is, its own test holds and no
+        earlier one did; its guard says the same in `#if` texts."""
         earlier: dict[str, bool | None] = {env.name: False for env in ENVIRONMENTS}
+        earlier_tests: list[str] = []
         arms = []
         arm: tree_sitter.Node | None = node
         while arm is not None:
@@ -333,10 +388,27 @@ class Branches:
             live = {name: _and(outer[name], _and(_not(earlier[name]), own[name])) for name in outer}
             body_start, body_end = _body_span(arm)
             self._record_region(body_start, body_end, live)
-            arms.append((body_start, body_end, live))
+            test = self._arm_text(arm)
+            guard = (*outer_guard, *(f"!({t})" for t in earlier_tests), *((test,) if test != "1" else ()))
+            arms.append((body_start, body_end, live, guard))
             earlier = {name: _or(earlier[name], own[name]) for name in earlier}
+            earlier_tests.append(test)
             arm = arm.child_by_field_name("alternative")
         return arms
+
+    def _arm_text(self, arm: tree_sitter.Node) -> str:
+        """The arm's own test as an `#if` condition's text (`#ifdef X` is `defined(X)`)."""
+        if arm.type == "preproc_else" or is_include_guard(arm, self.source.data):
+            return "1"
+        if arm.type in ("preproc_ifdef", "preproc_elifdef"):
+            name = arm.child_by_field_name("name")
+            if name is None:
+                return "1"
+            negated = self.source.data[arm.start_byte : name.start_byte].rstrip().endswith((b"ifndef", b"elifndef"))
+            defined = f"defined({self.source.text(name.start_byte, name.end_byte)})"
+            return f"!{defined}" if negated else defined
+        condition = arm.child_by_field_name("condition")
+        return self.source.text(condition.start_byte, condition.end_byte) if condition is not None else "1"
 
     def _arm_test(self, arm: tree_sitter.Node, env: Environment) -> bool | None:
         if arm.type == "preproc_else":
@@ -361,7 +433,9 @@ class Branches:
         if side is not None and start < end:
             self.regions.append(Region(start, end, side))
 
-    def _record_macro(self, define: tree_sitter.Node, live: dict[str, bool | None]) -> None:
+    def _record_macro(
+        self, define: tree_sitter.Node, live: dict[str, bool | None], guard: tuple[str, ...] = ()
+    ) -> None:
         """A project macro defined on one platform's side only takes its value from the side."""
         name_node, value_node = define.child_by_field_name("name"), define.child_by_field_name("value")
         if name_node is None:
@@ -370,6 +444,10 @@ class Branches:
         text = self.source.text(value_node.start_byte, value_node.end_byte).strip() if value_node else "1"
         number = literal_value(re.sub(r"//.*|/\*.*", "", text).strip().strip("()").strip()) if text else 1
         self._record_body(name, text if number is None else None)
+        if name not in self._own_definitions:  # the file's own definitions stand for the project's
+            self._own_definitions.add(name)
+            self._guards[name] = []
+        self._guards[name].append((guard, number))
         values = self.macros.setdefault(name, {env.name: False for env in ENVIRONMENTS})
         for env in ENVIRONMENTS:
             if live[env.name] is True:
@@ -404,6 +482,48 @@ class Branches:
             self.source = outer_source
             self._expanding.discard(name)
 
+    def _for_target(self, name: str, env: Environment) -> tuple[bool | None, int | None] | None:
+        """(defined, value) of a macro that AMD target macros choose, in the device pass of a target
+        other than the two `macros` was recorded for (CDNA, RDNA): its definitions' conditions read
+        again there, since gfx90a's pass does not define `__gfx942__`. None where the recorded
+        reading stands."""
+        if not env.rocm or not env.device or name in self._expanding:
+            return None
+        if any((env.gfx, env.wave) == (recorded.gfx, recorded.wave) for recorded in DEVICE_PASSES):
+            return None
+        if not self._defined_by_target(name):
+            return None  # a body's test is read in each environment as it is expanded (_expanded)
+        held, unknown = [], False
+        self._expanding.add(name)
+        try:
+            for guard, value in self._guards[name]:
+                holds = self._guard_holds(guard, env)
+                unknown = unknown or holds is None
+                if holds:
+                    held.append(value)
+        finally:
+            self._expanding.discard(name)
+        if unknown:
+            return (None, None)
+        values = set(held)
+        return (bool(held), values.pop() if len(values) == 1 else None)
+
+    def _guard_holds(self, guard: tuple[str, ...], env: Environment) -> bool | None:
+        holds: bool | None = True
+        for text in guard:
+            expression = _condition_expression(text)
+            if expression is None:
+                return None
+            outer_source, (self.source, node) = self.source, expression
+            try:
+                value = self._evaluate(node, env)
+            finally:
+                self.source = outer_source
+            holds = _and(holds, None if value is None else value != 0)
+            if holds is False:
+                return False
+        return holds
+
     # -- evaluating a condition -----------------------------------------------------------
 
     def _platform_macro(self, name: str) -> dict[str, int | None] | None:
@@ -417,6 +537,8 @@ class Branches:
         known = env.defined(name)
         if known is not None:
             return known
+        if (held := self._for_target(name, env)) is not None:
+            return held[0]
         if self._platform_macro(name) is not None:
             value = self.macros[name][env.name]
             return None if value is None else value is not False
@@ -431,6 +553,11 @@ class Branches:
         known = env.value(name)
         if known is not None:
             return known
+        if (held := self._for_target(name, env)) is not None:
+            defined, value = held
+            if not defined:
+                return None if defined is None else 0  # an undefined name reads 0 in #if
+            return value if value is not None else self._expanded(name, env)
         if self._platform_macro(name) is not None:
             value = self.macros[name][env.name]
             if value is False:

@@ -293,7 +293,7 @@ class HeaderConstants:
         specifiers, attributes, width_splits = specifiers or {}, attributes or {}, width_splits or {}
         facts = repr(_canonical((
             sorted(values.items()), sorted(specifiers.items()), sorted(attributes.items(), key=str),
-            conditions and (sorted(conditions.macros.items()), sorted(conditions.bodies.items())),
+            conditions and (sorted(conditions.macros.items()), sorted(conditions.bodies.items()), sorted(conditions.guards.items())),
             sorted(width_splits.items()), sorted(votes),
             shims and (sorted(shims.shims.items()), sorted(shims.includes.items())),
             sorted((row_launches or {}).items()), sorted((header_sides or {}).items()),
@@ -618,15 +618,23 @@ def _header_conditions(
             parsed.append(directives(header, constants=mentions_device_pass(data) or pair, also=also))
             originals.append(data if pair else None)
     platform: dict[str, dict] = dict(learned.macros)
+    guards: dict[str, tuple] = {}
     for header in parsed:  # each alone first: a header's macros are seen by the others
-        for name, values in Branches(header.source, header.root, learned).platform_macros().items():
+        branches = Branches(header.source, header.root, learned)
+        for name, values in branches.platform_macros().items():
             platform[name] = values if platform.get(name, values) == values else None
+        for name, definitions in branches.target_guards().items():
+            guards[name] = definitions if guards.get(name, definitions) == definitions else None
     bodies = {
         name: next(iter(texts))
         for name, texts in macros.items()
         if len(texts) == 1 and CONDITION_BODY.search(next(iter(texts)))
     }
-    conditions = ProjectConditions({name: v for name, v in platform.items() if v is not None}, bodies)
+    conditions = ProjectConditions(
+        {name: v for name, v in platform.items() if v is not None},
+        bodies,
+        {name: definitions for name, definitions in guards.items() if definitions is not None},
+    )
     splits, logical = {}, set()
     for header, original in zip(parsed, originals, strict=True):
         skeleton = header.source.data

@@ -16,7 +16,10 @@ HIPRT's BVH builder took its width from such a list and had to add gfx950 to it
 For each AMD target the scan is for, the file's definitions of a name given both 32 and 64 in arms of
 a conditional on target macros are read as that target's device pass sees them (branches.holds_for
 with the target's own macros): where exactly one holds and its value is not the target's wavefront,
-the definition is reported. The host pass's reading of such a width is WRP013's.
+the definition is reported. The conditional may test a project macro that a list of targets defines,
+in this file or another header (bitsandbytes' `IS_CDNA`, which left gfx900-gfx906 and gfx940/gfx941
+out until its PR 2059): that macro's definitions are read again in the target's pass
+(Branches._for_target). The host pass's reading of such a width is WRP013's.
 """
 
 from __future__ import annotations
@@ -27,19 +30,24 @@ import tree_sitter
 
 from porter.findings import Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
-from porter.rules.branches import TARGET_MACRO, constant_definitions, device_pass, evaluate_definition
+from porter.rules.branches import constant_definitions, device_pass, evaluate_definition
 
 TARGET_LIST_WIDTH = Rule(
     id="WRP022",
     name="warp-width-by-target-list",
     category="warp-size",
     audits_hip=True,
+    # the arm it reports is the one a scan target's device pass compiles, whichever way the two
+    # device passes the platform regions are read for (gfx942, gfx1100) decide it: an arm they read
+    # as RDNA's alone is gfx90a's too where the list leaves gfx90a out
+    breaks_wave32=True,
     severity=Severity.ERROR,
     fix=FixKind.MANUAL,
     summary="A warp width chosen by a list of AMD targets that gives a targeted GPU the other width",
     what=(
         "Finds a constant defined as 32 in one arm and 64 in another of a conditional on AMD target macros "
-        "(`__gfx942__`, `__GFX9__`) whose arm, in the device pass of one of the scan's targets, gives a width "
+        "(`__gfx942__`, `__GFX9__`), or on a project macro that such a conditional defines (`IS_CDNA`), "
+        "whose arm, in the device pass of one of the scan's targets, gives a width "
         "that is not that target's wavefront: a list of 64-lane targets that leaves one out (gfx950), or a "
         "list of 32-lane ones that leaves a newer RDNA GPU (gfx1200) to the 64."
     ),
@@ -71,7 +79,8 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
         return
     data = ctx.source.data
-    if b"__gfx" not in data and b"__GFX" not in data:
+    project = ctx.project_conditions
+    if b"__gfx" not in data and b"__GFX" not in data and not (project and project.names_target_macros_in(data)):
         return
     chosen = _chosen_widths(ctx)
     if not chosen:
@@ -106,12 +115,13 @@ def _name_node(ctx: FileContext, offset: int, name: str) -> tree_sitter.Node | N
 
 def _under_target_test(ctx: FileContext, node: tree_sitter.Node) -> bool:
     """Is some conditional around the node (its own arm's test, or an earlier arm's of its chain) a
-    test on an AMD target's macro?"""
+    test on an AMD target: its own macros, or a project macro they choose (`IS_CDNA3`, defined
+    under `#if defined(__gfx942__) || defined(__gfx950__)`)?"""
     current = node.parent
     while current is not None:
         if current.type in _ARMS:
             head = current.child_by_field_name("condition") or current.child_by_field_name("name")
-            if head is not None and TARGET_MACRO.search(ctx.source.text(head.start_byte, head.end_byte)):
+            if head is not None and ctx.branches.tests_target(ctx.source.text(head.start_byte, head.end_byte)):
                 return True
         current = current.parent
     return False
