@@ -107,6 +107,9 @@ def render(counts: dict[str, Counter], files: int, seconds: float) -> str:
         "",
         f"low_half_lane.hip and target_list_width.hip (HIP ports' lane ids and warp widths from AMDGCN builtins and target lists), against porter at {HIP_BUILTINS['commit']}:",
         f"{HIP_BUILTINS['result']} ({HIP_BUILTINS['why']}).",
+        "",
+        f"target_macro_width.hip (a HIP port's warp width chosen by a project macro a target list defines), against porter at {TARGET_MACROS['commit']}:",
+        f"{TARGET_MACROS['result']} ({TARGET_MACROS['why']}).",
     ]
     return "\n".join(lines) + "\n"
 
@@ -155,6 +158,14 @@ HIP_BUILTINS = {
     "result": "warp-size recall 0/1 at gfx942, and 0/1 at gfx950 (that case's expectation is gfx950's alone, outside the table)",
     "why": "a lane id from `__builtin_amdgcn_mbcnt_lo(~0u, 0u)` alone (WRP023), and a list of 64-lane targets that "
     "leaves gfx950 to the `#else` arm's 32 (WRP022), unreported",
+}
+
+# measured once, by hand, with porter at the commit before WRP022 read project macros per target
+TARGET_MACROS = {
+    "commit": "4a24c0b",
+    "result": "warp-size recall 0/1 at gfx90a (the case's expectation is gfx90a's alone, outside the table)",
+    "why": "a width chosen by a project macro that a list of targets defines, read in gfx90a's pass as gfx942's "
+    "64, unreported (bitsandbytes' `IS_CDNA`, its PR 2059)",
 }
 
 # measured once, by hand, with the same files and porter at the commit before this work
