@@ -438,12 +438,15 @@ def check(
     outcome = run_check(result, known, Severity(str(fail_on)))
     if sarif is not None:
         write_output(json_document(to_sarif(result.findings, result.root.resolve().as_uri() + "/")), sarif)
+    # `--sarif -` makes the SARIF the standard output's one document: the gate's own listing goes
+    # to standard error, or a code-scanning upload reads the two run together
+    listing_to_stderr = sarif is not None and to_stdout(sarif)
     if format is PlainFormat.JSON:
-        typer.echo(json.dumps(outcome.to_json(), indent=2))
+        typer.echo(json.dumps(outcome.to_json(), indent=2), err=listing_to_stderr)
     else:
         from porter.report.text import check_listing
 
-        typer.echo(check_listing(outcome, str(fail_on)), nl=False)
+        typer.echo(check_listing(outcome, str(fail_on)), nl=False, err=listing_to_stderr)
     raise typer.Exit(1 if outcome.failed else 0)
 
 

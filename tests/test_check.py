@@ -99,6 +99,24 @@ def test_check_writes_sarif_for_code_scanning(tmp_path):
     assert json.loads(sarif.read_text())["version"] == "2.1.0"
 
 
+def test_sarif_to_standard_output_is_the_only_document_there(tmp_path):
+    """`--sarif -` writes the SARIF to standard output, as `-o -` does; the gate's listing then goes
+    to standard error, where the two were printed one after the other (no JSON reader takes that)."""
+    import os
+    import subprocess
+    import sys
+
+    root = project(tmp_path)
+    env = dict(os.environ, PORTER_CACHE=str(tmp_path / "cache"))
+    for listing in ("text", "json"):
+        command = [sys.executable, "-m", "porter", "check", str(root), "--sarif", "-", "-f", listing]
+        done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, timeout=300, check=False)
+        assert done.returncode == 1, done.stderr  # the kernel's findings are new: the gate fails
+        assert json.loads(done.stdout)["version"] == "2.1.0"
+        assert "k.cu" in done.stderr.decode()
+        assert not (tmp_path / "-").exists()
+
+
 def test_ci_init_writes_a_workflow_that_parses_and_names_real_commands(tmp_path):
     repo = tmp_path / "repo"
     shutil.copytree(CORPUS / "api", repo)
