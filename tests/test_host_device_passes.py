@@ -132,3 +132,62 @@ def test_wrp013_reports_host_uses_only(tmp_path):
 def test_a_condition_macro_with_bytes_that_are_not_utf8_is_read_as_written():
     data = b"#define ON_X (defined(__gfx942__) && \xff\xfe)\n#if ON_X\nint x;\n#endif\n"
     assert _branches(data).side_at(data.index(b"int x")) is None  # undecided, and no error
+
+
+# The shape of Lucebox's RMSNorm launcher (Luce-Org/lucebox#500): the width taken from the
+# wavefront macro, the shared memory sized on the host by the warps it counts with it. hip-clang's
+# host pass defines the macro too, as 64 whatever the targets: on CDNA the passes agree, on RDNA
+# (gfx1100, 32 lanes) the host counts half the warps the device writes. The kernel is porter's own.
+WAVEFRONT_MACRO_WIDTH = """#include <hip/hip_runtime.h>
+#if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE == 64
+#define WARP 64
+#else
+#define WARP 32
+#endif
+__global__ void sums(const float* x, float* y) {
+  extern __shared__ float part[];
+  float v = x[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = WARP / 2; o > 0; o /= 2) v += __shfl_xor(v, o);
+  if (threadIdx.x % WARP == 0) part[threadIdx.x / WARP] = v;
+}
+void launch(const float* x, float* y, int n, hipStream_t s) {
+  const int threads = 256;
+  const int warps = threads / WARP;
+  sums<<<n / threads, threads, warps * sizeof(float), s>>>(x, y);
+}
+"""
+
+
+def _width_splits_reported(tmp_path, target: str) -> list[tuple[int, str]]:
+    path = tmp_path / "sums.hip"
+    path.write_text(WAVEFRONT_MACRO_WIDTH)
+    config = Config()
+    config.targets = (target,)
+    return [(f.line, f.message) for f in scan([path], config).findings if f.rule == "WRP013"]
+
+
+def test_a_width_from_the_wavefront_macro_is_the_host_pass_s_64():
+    """The host pass reads the macro as 64: CDNA's device pass agrees, RDNA's 32 splits from it."""
+    assert _branches(WAVEFRONT_MACRO_WIDTH.encode()).pass_splits({}) == {"WARP": PassSplit(32, 64, "gfx1100")}
+
+
+def test_a_wavefront_macro_width_splits_on_rdna_and_not_on_cdna(tmp_path):
+    assert _width_splits_reported(tmp_path, "gfx942") == []  # reported as 64 against 32 until the host read 64
+    ((line, message),) = _width_splits_reported(tmp_path, "gfx1100")
+    assert line == 15 and message.startswith("`WARP` is 32 in gfx1100's device pass but 64 in the host pass")
+
+
+def test_the_real_compiler_defines_the_wavefront_macro_in_the_host_pass(tmp_path):
+    """hip-clang's host pass reads WARP as 64 for CDNA and RDNA targets alike; each device pass its own."""
+    probe = tmp_path / "probe.hip"
+    for target, device in (("gfx942", 64), ("gfx1100", 32)):
+        probe.write_text(
+            WAVEFRONT_MACRO_WIDTH
+            + "#if defined(__HIP_DEVICE_COMPILE__)\n"
+            + f'static_assert(WARP == {device}, "device pass");\n'
+            + "#else\n"
+            + 'static_assert(WARP == 64, "host pass");\n'
+            + "#endif\n"
+        )
+        result = hip_compile(probe, tmp_path, targets=(target,))
+        assert result.returncode == 0, result.stderr

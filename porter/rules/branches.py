@@ -13,9 +13,10 @@ project's own macros defined on one side. Everything else (`__CUDA_ARCH__` value
 is unknown, so `#if __CUDA_ARCH__ >= 800` is never taken for a ROCm decision: that test is the
 arch-guard rules' business.
 
-A fourth environment, ROCm's host pass, knows none of the device pass's macros (`__gfx942__`,
-`__GFX9__`, `__AMDGCN_WAVEFRONT_SIZE`): a constant chosen by them takes another value in the host
-code that sizes the launch (pass_splits).
+A fourth environment, ROCm's host pass, knows none of the device pass's target macros
+(`__gfx942__`, `__GFX9__`) and reads the wavefront macro (`__AMDGCN_WAVEFRONT_SIZE`) as 64 for every
+target: a constant chosen by them takes another value in the host code that sizes the launch
+(pass_splits).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ _GFX_FAMILY = re.compile(r"__GFX(\d+)__")
 # an AMD target's own macro anywhere in a text (`#if defined(__gfx942__) || defined(__GFX11__)`)
 TARGET_MACRO = re.compile(f"{_GFX_TARGET.pattern}|{_GFX_FAMILY.pattern}")
 _WAVEFRONT = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+# hip-clang's host pass defines the wavefront macros too, as 64 whatever the offload targets
+# (`-dM -E --cuda-host-only`, clang 19 and 21, for gfx942, for gfx1100, and for both): a width taken
+# from them is 64 in the host code that sizes a launch, and an RDNA device pass's 32 differs from it
+HOST_WAVEFRONT = 64
 
 
 class Side(StrEnum):
@@ -70,8 +75,10 @@ class Environment:
     def defined(self, name: str) -> bool | None:
         if name in ROCM_MARKERS:
             return self.rocm
-        if name in ROCM_DEVICE_MARKERS or name in _WAVEFRONT:
+        if name in ROCM_DEVICE_MARKERS:
             return self.rocm and self.device
+        if name in _WAVEFRONT:
+            return self.rocm  # the host pass's too (HOST_WAVEFRONT)
         if name in NVIDIA_ONLY:
             return not self.rocm
         target = _GFX_TARGET.fullmatch(name)
@@ -85,8 +92,8 @@ class Environment:
         return None
 
     def value(self, name: str) -> int | None:
-        if name in _WAVEFRONT and self.rocm and self.device:
-            return self.wave
+        if name in _WAVEFRONT and self.rocm:
+            return self.wave if self.device else HOST_WAVEFRONT
         defined = self.defined(name)
         return None if defined is None else int(defined)  # an undefined name reads 0 in #if
 
@@ -645,12 +652,15 @@ def _uncommented(text: str) -> str:
 
 
 def _definition_value(text: str, env: Environment, constants: dict[str, int]) -> int | None:
-    """A definition's value in one pass: the wavefront macros and `warpSize` are the device
-    pass's own width (undefined on the host), anything else what consteval makes of it."""
+    """A definition's value in one pass: the wavefront macros are the device pass's own width (the
+    host pass's HOST_WAVEFRONT), `warpSize` the device pass's (no constant on the host), anything
+    else what consteval makes of it."""
     from porter.rules.consteval import evaluate
 
     bare = _uncommented(text).strip("()").strip()
-    if bare in _WAVEFRONT or bare == "warpSize":
+    if bare in _WAVEFRONT:
+        return env.value(bare)
+    if bare == "warpSize":
         return env.wave if env.device else None
     return evaluate(bare, constants)
 

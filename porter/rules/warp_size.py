@@ -303,13 +303,15 @@ WIDTH_SPLIT_BY_PASS = Rule(
     what=(
         "Finds host code (launch sizes, grid counts, template arguments chosen on the host) that reads a "
         "constant which the project defines as the wavefront width under a test only a device pass can pass "
-        "(`#if defined(__GFX9__)`, `__gfx942__`, `__AMDGCN_WAVEFRONT_SIZE`, `__HIP_DEVICE_COMPILE__`) "
-        "and as another value otherwise, in the file or in one of the project's headers."
+        "(`#if defined(__GFX9__)`, `__gfx942__`, `__HIP_DEVICE_COMPILE__`) and as another value otherwise, "
+        "or from the wavefront macro (`__AMDGCN_WAVEFRONT_SIZE`), which the host pass reads as 64 for every "
+        "target (an RDNA device pass as 32), in the file or in one of the project's headers."
     ),
     why="""
-        hip-clang compiles a file once per offload target (where `__GFX9__` and the wavefront
-        macros are defined) and once for the host, where none of them is: the host is compiled
-        once for every target. The kernel then works with 64-lane wavefronts while the host,
+        hip-clang compiles a file once per offload target (where `__GFX9__` is defined, and the
+        wavefront macros hold the target's width) and once for the host, where the target
+        macros are not defined and the wavefront macros read 64: the host is compiled once for
+        every target. The kernel then works with 64-lane wavefronts while the host,
         reading 32, launches a grid planned for 32-lane warps: half the rows are never
         computed, or a kernel template is instantiated with another width than the host
         launches. Nothing fails to compile.
