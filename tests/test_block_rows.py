@@ -339,6 +339,44 @@ def test_a_kernel_bounded_at_its_rows_of_32_keeps_its_32s_without_a_launch_in_si
     assert (5, "WRP001", "suggested") in wider and not any(rule == "WRP016" for _, rule, _ in wider)
 
 
+# flashinfer's POD kernel (attention/pod.cuh), reconstructed: each operation's branch bounds the
+# block's threads by its own count of 32-thread groups and splits them into lane and group by 32
+TWO_BOUNDED_BRANCHES = """
+__device__ float lane_sum(float v) {
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
+  return v;
+}
+__global__ void two_ops(const float* x, float* y, int op) {
+  if (op == 0) {
+    const unsigned tid = threadIdx.x;
+    if (tid >= 32 * 4 * 2) return;
+    const dim3 t(tid % 32, (tid / 32) % 4, (tid / 32) / 4);
+    y[t.z * 128 + t.y * 32 + t.x] = lane_sum(x[tid]);
+  } else {
+    const unsigned tid = threadIdx.x;
+    if (tid >= 32 * 2) return;
+    const dim3 t(tid % 32, tid / 32, 0);
+    y[t.y * 32 + t.x] = lane_sum(x[tid]);
+  }
+}
+"""
+
+
+def test_lane_math_on_a_name_its_block_bounds_by_32_thread_groups_is_suggested(tmp_path):
+    """`if (tid >= 32 * 4 * 2) return;` counts the block's threads in groups of 32: the split of
+    `tid` into lane and group by 32 widened alone would leave the bound's 32, and half the groups
+    idle (corpus/emulate/bounded_groups.cu runs a planted port of it on the CPU device). Each
+    branch's split cites its own branch's bound, where each declares `tid` anew."""
+    path = tmp_path / "k.cu"
+    path.write_text(TWO_BOUNDED_BRANCHES)
+    result = analyze_file(DiscoveredFile(path, "k.cu", FileKind.CUDA), Config(), deep="never", extra_args=None)
+    lane_math = [f for f in result.findings if f.rule == "WRP001"]
+    assert {f.line for f in lane_math} == {10, 15} and all(str(f.fix) == "suggested" for f in lane_math)
+    for finding in lane_math:
+        bound = "tid >= 32 * 4 * 2" if finding.line == 10 else "tid >= 32 * 2"
+        assert f"but `{bound}` bounds it by a count of these 32-thread groups" in finding.message
+
+
 GLOBAL_WARPS = """
 __global__ void row_max(const float* x, float* y, int rows, int cols) {
   const int gwarp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;

@@ -72,7 +72,8 @@ LANE_ARITHMETIC = Rule(
     summary="Lane or warp id computed with a hard-coded 32",
     what="Finds `& 31`, `% 32`, `/ 32` and `>> 5` applied to thread indices and the variables built from them (lane ids, warp ids, warps per block). "
     "The fix is suggested, not automatic, where the value feeds a 32-lane network (xor shuffles combined by each lane's bit of the offset, a Hadamard butterfly: in the file, or by name in another file of the project) "
-    "or meets a literal 32 that rebuilds an index from the groups (`col = group * 32 + lane`): there the 32 is also the data's, and widening the lane math alone changes what the code computes. "
+    "or meets a literal 32 that rebuilds an index from the groups (`col = group * 32 + lane`), or works on a name its block bounds by a count of such groups "
+    "(`for (i = threadIdx.x; i < rows * 32; ...)` around `i >> 5` and `i & 31`): there the 32 is also the data's, and widening the lane math alone changes what the code computes. "
     "A kernel whose warp operations all stay within 32 lanes, or that has none, is left as written: each 32-thread group does on a 64-lane wavefront what one NVIDIA warp does (porter.rules.within_rows).",
     why=WHY_WAVE64,
     example="int lane = threadIdx.x & 31;\nint warp = threadIdx.x >> 5;\nv = __shfl_down_sync(0xffffffff, v, 1);",
@@ -690,27 +691,32 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
                 message=f"{finding.message}; but the 32 sizes a 32-lane network here (xor shuffles combined by the lane's bit of the offset), which each half of a wave64 wavefront runs on its own as written: widen it only with the data it transforms",
             )
         elif id(finding) in recomposed:
+            text, bound = recomposed[id(finding)]
+            what = "bounds it by a count of" if bound else "rebuilds an index from"
             yield dataclasses.replace(
                 finding,
                 fix=FixKind.SUGGESTED,
-                message=f"{finding.message}; but `{recomposed[id(finding)]}` rebuilds an index from these 32-thread groups, so the 32 is also the data's group width: widen it only with that product and the group counts that go with it",
+                message=f"{finding.message}; but `{text}` {what} these 32-thread groups, so the 32 is also the data's group width: widen it only with that {'bound' if bound else 'product'} and the group counts that go with it",
             )
         else:
             yield finding
 
 
-def _recomposed(ctx: FileContext, uses: list[Finding]) -> dict[int, str]:
+def _recomposed(ctx: FileContext, uses: list[Finding]) -> dict[int, tuple[str, bool]]:
     """id of each automatic lane-math finding (WRP001) whose value meets a literal 32 that scales a
     32-thread group back into an index (`col = group * 32 + lane`, `(w << 5) | l`,
-    `warp * 32 * sizeof(float)`), → that product. The product is no warp width porter widens, so
-    widening the lane math alone changes what the index reaches: with `group = tid / 64` and
-    `lane = tid % 64`, `group * 32 + lane` gives lanes 32-63 the next group's columns and runs the
-    last group past the end (exllamav3's exl3_gemm_kernel.cuh, corpus/emulate/recomposed_columns.cu)."""
+    `warp * 32 * sizeof(float)`), → (that product, False). The product is no warp width porter
+    widens, so widening the lane math alone changes what the index reaches: with `group = tid / 64`
+    and `lane = tid % 64`, `group * 32 + lane` gives lanes 32-63 the next group's columns and runs the
+    last group past the end (exllamav3's exl3_gemm_kernel.cuh, corpus/emulate/recomposed_columns.cu).
+    Also, → (the test, True), the lane math on a name that the function bounds by such a product
+    (`if (tid >= 32 * NUM_WARPS) return; … dim3(tid % 32, tid / 32)`, flashinfer's pod.cuh): the block
+    holds that many threads in groups of 32, and the groups widened alone leave half its warps idle."""
     automatic = sorted(
         (f for f in uses if f.rule == LANE_ARITHMETIC.id and f.fix is FixKind.AUTO), key=lambda f: f.span.start_byte
     )
     starts = [f.span.start_byte for f in automatic]
-    found: dict[int, str] = {}
+    found: dict[int, tuple[str, bool]] = {}
     for node, left, operator, right in ctx.device.binaries(("*", "<<"), ordered=False) if automatic else ():
         if not _scales_by_32(ctx, left, operator, right):
             continue
@@ -724,11 +730,67 @@ def _recomposed(ctx: FileContext, uses: list[Finding]) -> dict[int, str]:
             continue
         region = _Region.of(ctx, _sum_around(node))
         product = ctx.source.text(node.start_byte, node.end_byte)
+        test, bounded = _bound_by(ctx, node)
+        # the bound holds for the block it stands in (each arm of a branch may declare the name anew)
+        scope = (enclosing(node, ("compound_statement",)) or function.node) if bounded is not None else None
         for finding in automatic[low:high]:
             flow = _lane_flow(ctx, finding.span.start_byte)
             if flow is not None and flow.reaches(region):
-                found.setdefault(id(finding), product)
+                found.setdefault(id(finding), (product, False))
+            elif (
+                scope is not None
+                and scope.start_byte <= finding.span.start_byte < scope.end_byte
+                and _operand_name(ctx, finding) == bounded
+            ):
+                found.setdefault(id(finding), (test, True))
     return found
+
+
+_BOUNDS = frozenset({"<", "<=", ">", ">="})
+
+
+def _bound_by(ctx: FileContext, product: tree_sitter.Node) -> tuple[str, str | None]:
+    """(the test's text, the name) where the product is one side of a comparison whose other side is
+    a plain name (`tid >= 32 * NUM_WARPS`); (the product's text, None) otherwise."""
+    outer = _product_outside(product)
+    operator = outer.parent.child_by_field_name("operator") if outer.parent is not None else None
+    if operator is None or outer.parent.type != "binary_expression" or operator.type not in _BOUNDS:
+        return ctx.source.text(product.start_byte, product.end_byte), None
+    comparison = outer.parent
+    other = comparison.child_by_field_name("left" if comparison.child_by_field_name("right") == outer else "right")
+    other = unparenthesized(other) if other is not None else None
+    name = (
+        ctx.source.text(other.start_byte, other.end_byte) if other is not None and other.type == "identifier" else None
+    )
+    return ctx.source.text(comparison.start_byte, comparison.end_byte), name
+
+
+def _product_outside(node: tree_sitter.Node) -> tree_sitter.Node:
+    """The product with the parentheses and the further factors around it (`32 * A * B`'s whole)."""
+    while node.parent is not None and (
+        node.parent.type == "parenthesized_expression"
+        or (node.parent.type == "binary_expression" and _operator(node.parent) == "*")
+    ):
+        node = node.parent
+    return node
+
+
+def _operator(node: tree_sitter.Node) -> str | None:
+    operator = node.child_by_field_name("operator")
+    return operator.type if operator is not None else None
+
+
+def _operand_name(ctx: FileContext, finding: Finding) -> str | None:
+    """The plain name a lane-math finding's operator works on (`tid` of `tid % 32`)."""
+    literal = ctx.parsed.root.descendant_for_byte_range(finding.span.start_byte, finding.span.end_byte)
+    binary = literal.parent if literal is not None else None
+    while binary is not None and binary.type == "parenthesized_expression":
+        binary = binary.parent
+    if binary is None or binary.type != "binary_expression":
+        return None
+    left = binary.child_by_field_name("left")
+    left = unparenthesized(left) if left is not None else None
+    return ctx.source.text(left.start_byte, left.end_byte) if left is not None and left.type == "identifier" else None
 
 
 def _scales_by_32(ctx: FileContext, left, operator: str, right) -> bool:
