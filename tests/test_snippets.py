@@ -49,6 +49,13 @@ CASES = [
     (K.format("__shared__ float tile[32][33]; tile[threadIdx.y][threadIdx.x] = 0;"), []),
     (K.format("int i = blockIdx.x * blockDim.x + threadIdx.x; atomicOr((unsigned*)x + (i >> 5), 1u << (i & 31));"), []),
     (K.format("for (int b = 0; b < 32; ++b) x[b] = 0;"), []),
+    # a bit's offset, a thread's position times a width known at run time (gptqmodel's VPTQ
+    # unpacking): its `>> 5` and `& 31` pick a 32-bit word and a bit; times a constant 1 it is a lane
+    (
+        K.format("int bits = (int)x[0]; int bit = threadIdx.x * bits; x[bit >> 5] = __shfl(x[bit & 31], 0);"),
+        [],
+    ),
+    (K.format("int bit = threadIdx.x * 1; x[bit >> 5] = __shfl(x[bit & 31], 0);"), ["WRP001", "WRP001"]),
     (K.format("int lane = threadIdx.x % warpSize; x[lane] = 0;"), []),
     (K.format("if (threadIdx.x < blockDim.x / 32.f) x[0] = __shfl(x[0], 0);"), ["WRP001"]),
     # a quad's lane mask read on ROCm too; then one read only by the CUDA arm's shuffle, the ROCm

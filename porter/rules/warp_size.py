@@ -74,7 +74,8 @@ LANE_ARITHMETIC = Rule(
     "The fix is suggested, not automatic, where the value feeds a 32-lane network (xor shuffles combined by each lane's bit of the offset, a Hadamard butterfly: in the file, or by name in another file of the project) "
     "or meets a literal 32 that rebuilds an index from the groups (`col = group * 32 + lane`), or works on a name its block bounds by a count of such groups "
     "(`for (i = threadIdx.x; i < rows * 32; ...)` around `i >> 5` and `i & 31`): there the 32 is also the data's, and widening the lane math alone changes what the code computes. "
-    "A kernel whose warp operations all stay within 32 lanes, or that has none, is left as written: each 32-thread group does on a 64-lane wavefront what one NVIDIA warp does (porter.rules.within_rows).",
+    "A kernel whose warp operations all stay within 32 lanes, or that has none, is left as written: each 32-thread group does on a 64-lane wavefront what one NVIDIA warp does (porter.rules.within_rows). "
+    "So is a thread's position scaled by a factor known only at run time (`bit = k * bits_per_index`): `bit >> 5` and `bit & 31` pick a 32-bit word and its bit.",
     why=WHY_WAVE64,
     example="int lane = threadIdx.x & 31;\nint warp = threadIdx.x >> 5;\nv = __shfl_down_sync(0xffffffff, v, 1);",
     use_instead=f"`int lane = threadIdx.x % {portable.WARP_SIZE}; int warp = threadIdx.x / {portable.WARP_SIZE};` where `{portable.WARP_SIZE}` is the compat header's per-architecture constant.",
@@ -1572,8 +1573,32 @@ def is_lane_arithmetic(
     stride = thread_stride(ctx, left) if classes & {VarClass.THREAD, VarClass.GLOBAL} else None
     if stride is not None and stride > 1:
         return False  # `% 32` of four values a thread: a group of 8 threads, not a warp's lanes
+    if stride is None and classes & {VarClass.THREAD, VarClass.GLOBAL} and _scaled_at_run_time(ctx, left):
+        return False  # `bit = k * bits_per_index; bit >> 5`: a bit's offset, whose word and bit these are
     is_bitset = is_bitset or _is_bitset_math
     return not (VarClass.GLOBAL in classes and not classes & {VarClass.LANE, VarClass.WARP} and is_bitset(ctx, node))
+
+
+def _scaled_at_run_time(ctx: FileContext, node: tree_sitter.Node, hops: int = 2) -> bool:
+    """Is the value (or the one value its function binds the name to) a product of a thread's
+    position and a factor known only at run time, which reads no position (`within_group *
+    bits_per_index`, gptqmodel's VPTQ unpacking)? Its step from one thread to the next is that
+    factor, not 1: `>> 5` and `& 31` of it pick a 32-bit word and a bit, not a warp and a lane."""
+    node = unparenthesized(node)
+    if node.type == "identifier" and hops > 0:
+        name = ctx.source.text(node.start_byte, node.end_byte)
+        values = ctx.device.values_bound(ctx.device.function_of(node), name)
+        return len(values) == 1 and _scaled_at_run_time(ctx, values[0], hops - 1)
+    parts = binary_parts(node, ctx.source) if node.type == "binary_expression" else None
+    if parts is None or parts[1] != "*":
+        return False
+    moving = [bool(ctx.device.expression_classes(side) & _POSITIONS) for side in (parts[0], parts[2])]
+    if moving.count(True) != 1:
+        return False
+    factor = parts[2] if moving[0] else parts[0]
+    return ctx.value_of(factor) is None and not _THREAD_POSITION.search(
+        ctx.source.text(factor.start_byte, factor.end_byte)
+    )
 
 
 def _is_bitset_math(ctx: FileContext, node: tree_sitter.Node) -> bool:
