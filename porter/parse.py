@@ -300,6 +300,29 @@ def directives(source: SourceFile, constants: bool = True, also: re.Pattern[byte
     return ParsedFile(compact, _parser().parse(compact.data))
 
 
+def directive_skeleton(data: bytes) -> tree_sitter.Node:
+    """The file's preprocessor directives parsed alone, at their own offsets: every other line is
+    blanked (comment delimiters kept, as in `directives`). Where the file's own tree breaks (an
+    ERROR node that swallows an `#if`, as a conditional inside a template's head does), its
+    conditionals still nest here as the preprocessor reads them."""
+    kept = []
+    continued = False
+    for line in data.split(b"\n"):
+        keep = continued or line.lstrip().startswith(b"#") or b"/*" in line or b"*/" in line
+        kept.append(line if keep else _BLANKS.sub(b" ", line))
+        continued = keep and line.endswith(b"\\")
+    return _parser().parse(b"\n".join(kept)).root_node
+
+
+_BLANKS = re.compile(rb"[^\r]")
+
+
+def captures_apart(root: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
+    """The indexed node types of a tree other than the file's (a skeleton), by type, without
+    touching the file's node index."""
+    return tree_sitter.QueryCursor(query(_INDEX_QUERY)).captures(root)
+
+
 def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
     copy = None
     for name, stand_in in stand_ins.items():

@@ -118,3 +118,59 @@ def test_a_header_included_for_one_platform_only_is_that_platforms():
         "rdna.h": Side.ROCM,
         "graphs.h": Side.CUDA_ONLY,
     }
+
+
+# Conditionals where the tree breaks: inside a call's arguments (DeepSpeed's cublas_wrappers.cu
+# picks a HIP or a CUDA data type there) and inside a template's head (llama.cpp's mmq.cuh picks
+# its launch bounds there). tree-sitter parses neither `#ifdef` as a conditional, and its error
+# recovery stretched another far past its `#endif`. Written for porter.
+BROKEN_TREE = b"""#include <cuda_runtime.h>
+#include <cublas_v2.h>
+int gemm(cublasHandle_t h, const void* a, void* c, int m) {
+  return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, nullptr, a,
+#ifdef __HIP_PLATFORM_AMD__
+                      HIPBLAS_R_16F,
+#else
+                      CUDA_R_16F,
+#endif
+                      m, a, CUDA_R_16F, m, nullptr, c, CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+template <int N>
+#if defined(USE_ROCM)
+__launch_bounds__(256, 2)
+#else
+__launch_bounds__(256, 1)
+
+#endif
+__global__ void k(float* x) { x[threadIdx.x] = N; }
+void both(float* x) { k<1><<<1, 256>>>(x); }
+"""
+
+
+def _side_of_line(branches: Branches, source: SourceFile, line: int):
+    return branches.side_at(source.line_starts[line - 1] + len(source.data.split(b"\n")[line - 1]) // 2)
+
+
+def test_the_platform_arms_of_a_broken_tree_are_read_from_its_directives():
+    """A file whose tree breaks has its conditionals read from its directives alone
+    (parse.directive_skeleton), at the file's own offsets: each arm is its platform's, a last
+    `#else` reaches its `#endif` across blank lines, and the code after the conditionals is both's."""
+    source = SourceFile(path=Path("t.cu"), rel="t.cu", kind=FileKind.CUDA, data=BROKEN_TREE)
+    root = parse(source).root
+    assert root.has_error
+    branches = Branches(source, root)
+    sides = {line: _side_of_line(branches, source, line) for line in (6, 8, 10, 14, 16, 17, 19, 20)}
+    assert sides == {
+        6: Side.ROCM, 8: Side.CUDA_ONLY, 10: None, 14: Side.ROCM, 16: Side.CUDA_ONLY, 17: Side.CUDA_ONLY, 19: None, 20: None,
+    }  # fmt: skip
+
+
+def test_a_cuda_name_in_the_nvidia_arm_of_a_broken_tree_is_not_reported(tmp_path):
+    from porter.config import Config
+    from porter.scan import scan
+
+    path = tmp_path / "t.cu"
+    path.write_bytes(BROKEN_TREE)
+    found = [(f.line, f.rule) for f in scan([path], Config()).findings]
+    assert (8, "API004") not in found and (10, "API004") in found
+    assert not any(line in (14, 16) for line, _ in found)  # the launch bounds of each platform's arm

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import tree_sitter
 
-from porter.parse import captures, is_include_guard
+from porter.parse import captures, captures_apart, directive_skeleton, is_include_guard
 from porter.rules.device import enclosing, literal_value
 from porter.rules.names import INCLUDE_LINE, file_name
 from porter.rules.patterns import finditer_each
@@ -213,7 +213,11 @@ class Branches:
         self._expanding: set[str] = set()
         self._constants: dict[str, int] = {}  # the values holds_for is given, while it evaluates
         if root is not None and (mentions_platform(source.data) or project.mentioned_in(source.data)):
-            self._walk(root)
+            # a broken tree may have swallowed a conditional: its directives alone nest as written
+            if root.has_error:
+                self._walk(directive_skeleton(source.data), skeleton=True)
+            else:
+                self._walk(root)
         # a chain's arms are recorded before the conditionals nested in its first arm: sort by start
         self.regions.sort(key=lambda region: region.start)
         self._starts = [region.start for region in self.regions]
@@ -354,16 +358,18 @@ class Branches:
 
     # -- walking the conditionals -------------------------------------------------------
 
-    def _walk(self, root: tree_sitter.Node) -> None:
+    def _walk(self, root: tree_sitter.Node, skeleton: bool = False) -> None:
         """Conditionals and #defines in source order; each is live where its enclosing arm is.
 
         A flat pass over query results, not a recursion: real files nest deeply and the
-        enclosing arm is found on a stack of open arms.
+        enclosing arm is found on a stack of open arms. A skeleton's (directive_skeleton) are
+        found by a query of their own: the file's node index stays the file's tree's.
         """
         kinds = ("preproc_if", "preproc_ifdef", "preproc_def")
-        events = sorted(
-            (node for kind in kinds for node in captures(f"({kind}) @n", root).get("n", [])), key=lambda n: n.start_byte
+        found = (
+            captures_apart(root) if skeleton else {kind: captures(f"({kind}) @n", root).get("n", []) for kind in kinds}
         )
+        events = sorted((node for kind in kinds for node in found.get(kind, [])), key=lambda n: n.start_byte)
         # (end, live, guard) of enclosing arms; a guard is the arm's conditions as `#if` texts
         open_arms: list[tuple[int, dict[str, bool | None], tuple[str, ...]]] = []
         everywhere = {env.name: True for env in ENVIRONMENTS}
@@ -389,11 +395,12 @@ class Branches:
         earlier: dict[str, bool | None] = {env.name: False for env in ENVIRONMENTS}
         earlier_tests: list[str] = []
         arms = []
+        endif = _endif_start(node)
         arm: tree_sitter.Node | None = node
         while arm is not None:
             own = {env.name: self._arm_test(arm, env) for env in ENVIRONMENTS}
             live = {name: _and(outer[name], _and(_not(earlier[name]), own[name])) for name in outer}
-            body_start, body_end = _body_span(arm)
+            body_start, body_end = _body_span(arm, endif)
             self._record_region(body_start, body_end, live)
             test = self._arm_text(arm)
             guard = (*outer_guard, *(f"!({t})" for t in earlier_tests), *((test,) if test != "1" else ()))
@@ -898,13 +905,24 @@ def mentions_platform(data: bytes) -> bool:
     return any(word in data for word in _PLATFORM_WORDS) or _IF_ZERO.search(data) is not None
 
 
-def _body_span(arm: tree_sitter.Node) -> tuple[int, int]:
-    """From the end of the arm's directive line to the start of the next arm (or the #endif)."""
+def _body_span(arm: tree_sitter.Node, endif: int | None = None) -> tuple[int, int]:
+    """From the end of the arm's directive line to the start of the next arm, or to the chain's
+    `#endif` (at `endif`, where known): a last `#else`'s node ends with its last child, and in a
+    directive skeleton (directive_skeleton) it has none."""
     head = arm.child_by_field_name("condition") or arm.child_by_field_name("name")
     start = head.end_byte if head is not None else arm.start_byte + len("#else")
     alternative = arm.child_by_field_name("alternative")
-    end = alternative.start_byte if alternative is not None else arm.end_byte
-    return start, end
+    if alternative is not None:
+        return start, alternative.start_byte
+    return start, max(arm.end_byte, endif) if endif is not None else arm.end_byte
+
+
+def _endif_start(conditional: tree_sitter.Node) -> int | None:
+    """Where the `#endif` of a conditional chain (its first arm's node holds it) starts."""
+    for child in reversed(conditional.children):
+        if child.type == "#endif":
+            return child.start_byte
+    return None
 
 
 def _side(live: dict[str, bool | None]) -> Side | None:
