@@ -49,6 +49,9 @@ CASES = [
     (K.format("__shared__ float tile[32][33]; tile[threadIdx.y][threadIdx.x] = 0;"), []),
     (K.format("int i = blockIdx.x * blockDim.x + threadIdx.x; atomicOr((unsigned*)x + (i >> 5), 1u << (i & 31));"), []),
     (K.format("for (int b = 0; b < 32; ++b) x[b] = 0;"), []),
+    # a launch is inventoried in CUDA to port, not in code written for HIP, where it is HIP's own
+    ("__global__ void k(float* x) {}\nvoid go(float* x) { k<<<1, 64>>>(x); }", ["API006"]),
+    ("#include <hip/hip_runtime.h>\n__global__ void k(float* x) {}\nvoid go(float* x) { k<<<1, 64>>>(x); }", []),
     # a bit's offset, a thread's position times a width known at run time (gptqmodel's VPTQ
     # unpacking): its `>> 5` and `& 31` pick a 32-bit word and a bit; times a constant 1 it is a lane
     (

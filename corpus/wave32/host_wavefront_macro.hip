@@ -27,5 +27,5 @@ __global__ void partial_sums(const float* x, float* partials) {
 void launch_partial_sums(const float* x, float* partials, int n, hipStream_t stream) {
   const int threads = 256;
   const int warps = threads / PART_WARP;  // expect[gfx1100]: WRP013
-  partial_sums<<<n / threads, threads, warps * sizeof(float), stream>>>(x, partials);  // expect: API006 // expect[gfx1100]: API006
+  partial_sums<<<n / threads, threads, warps * sizeof(float), stream>>>(x, partials);
 }

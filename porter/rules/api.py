@@ -98,7 +98,7 @@ KERNEL_LAUNCH = Rule(
     severity=Severity.INFO,
     fix=FixKind.AUTO,
     summary="`<<<...>>>` kernel launch (legal under hip-clang, kept)",
-    what="Inventories triple-chevron kernel launches.",
+    what="Inventories triple-chevron kernel launches in CUDA sources to port (not in code written for HIP, whose own launches they are).",
     why="""
         Nothing breaks: hip-clang compiles `kernel<<<grid, block, shmem, stream>>>(...)` as it is,
         so porter keeps the launch. It is reported because the launch configuration matters to
@@ -296,7 +296,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from (f for f in found if f is not None)
     if b"atomic" in ctx.source.data:
         yield from _hip_overloads(ctx)
-    if not ctx.portable:
+    if not ctx.portable and not ctx.written_for_hip:  # an inventory of the launches of CUDA to port
         yield from _launches(ctx)
     yield from _pasting_macros(ctx)
     yield from pasted_uses(ctx)
