@@ -89,7 +89,7 @@ SHUFFLE_OFFSET = Rule(
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="Shuffle reduction or scan sized for 32 lanes",
-    what="Finds shuffle ladders that start at offset 16 (or stop below 32), unrolled butterflies whose widest step is 16, and reads of lane 31 as the last lane.",
+    what="Finds shuffle ladders that start at offset 16 (or stop below 32, or climb by `1 << step` for steps 0-4), unrolled butterflies whose widest step is 16, and reads of lane 31 as the last lane.",
     why=WHY_WAVE64
     + "\nA reduction that starts at offset 16 only combines each half of a 64-lane wavefront: the result is two partial sums.",
     example="for (int offset = 16; offset > 0; offset /= 2)\n  v += __shfl_down_sync(0xffffffff, v, offset);",
@@ -1967,6 +1967,14 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
             )
             == "<="
         )
+        exponent_top = _exponent_ladder_top(ctx, loop, counter, start, bound, inclusive)
+        if exponent_top is not None:
+            yield SHUFFLE_OFFSET.finding(
+                ctx, bound.start_byte, bound.end_byte,
+                f"shuffle ladder `1 << {counter}` stops at offset 16: lanes 32-63 of a wave64 wavefront are never reached",
+                edits=_literal_edit(ctx, bound, exponent_top),
+            )  # fmt: skip
+            continue
         # `< 32`, or `<= 16` in a doubling ladder (1, 2, 4, 8, 16): both stop short of 64 lanes
         ladder_top = inclusive and limit == 16 and start_value == 1
         if limit != 32 and not ladder_top:
@@ -1979,6 +1987,29 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
                 "loop over lanes stops short of lane 63: lanes 32-63 of a wave64 wavefront are never reached",
                 edits=_literal_edit(ctx, bound, replacement),
             )  # fmt: skip
+
+
+def _exponent_ladder_top(ctx: FileContext, loop, counter: str, start, bound, inclusive: bool) -> str | None:
+    """The bound's replacement where the loop counts a shuffle ladder's exponent from 0 to that of
+    16 (`for (step = 0; step < 5; step++)` around `__shfl_up_sync(mask, v, 1 << step)`, flashinfer's
+    generated MoE scans): the offsets 1-16 of a 32-lane warp. None for any other loop."""
+    if bound is None or ctx.value_of(start) != 0 or ctx.value_of(bound) != (4 if inclusive else 5):
+        return None
+    if not _shuffles_by_power(ctx, loop, counter):
+        return None
+    return f"({portable.LOG2_WARP_SIZE} - 1)" if inclusive else portable.LOG2_WARP_SIZE
+
+
+def _shuffles_by_power(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
+    """Does a shuffle in the loop take `1 << counter` as its offset or lane?"""
+    power = re.compile(rf"\(*\s*1[uU]?\s*<<\s*\(*\s*{re.escape(counter)}\s*\)*")
+    for part in _loop_parts(loop):
+        for name, call in ctx.device.calls_inside(part):
+            if name in SHUFFLE_CALLS:
+                lane, _ = shuffle_operands(name, call)
+                if lane is not None and power.fullmatch(ctx.source.text(lane.start_byte, lane.end_byte).strip()):
+                    return True
+    return False
 
 
 def half_wave_guard(ctx: FileContext, node: tree_sitter.Node) -> tree_sitter.Node | None:
