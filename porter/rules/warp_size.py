@@ -542,6 +542,11 @@ def _literal_edit(ctx: FileContext, node: tree_sitter.Node, replacement: str) ->
     return (Edit(node.start_byte, node.end_byte, replacement.encode()),)
 
 
+def _replaced(rule: Rule, ctx: FileContext, node: tree_sitter.Node, message: str, replacement: str) -> Finding:
+    """The rule's finding on a literal (or a bound) that the fix replaces by `replacement`."""
+    return rule.finding(ctx, node.start_byte, node.end_byte, message, edits=_literal_edit(ctx, node, replacement))
+
+
 def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None:
         return
@@ -1211,10 +1216,10 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
             # `lane == 31`, `(lane + d) > 31`, `lane < 32`: the edge of a 32-lane warp (a scan's
             # total, a leader at the end, a neighbour past the end)
             replacement = f"({portable.WARP_SIZE} - 1)" if value == 31 else portable.WARP_SIZE
-            yield LANE_ARITHMETIC.finding(
-                ctx, right.start_byte, right.end_byte,
+            yield _replaced(
+                LANE_ARITHMETIC, ctx, right,
                 f"`{short_text(ctx, left)} {operator} {short_text(ctx, right)}` tests the edge of a 32-lane warp; on wave64 the last lane is 63",
-                edits=_literal_edit(ctx, right, replacement),
+                replacement,
             )  # fmt: skip
             continue
         if (operator, value) not in ARITHMETIC:
@@ -1969,10 +1974,10 @@ def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
         )
         exponent_top = _exponent_ladder_top(ctx, loop, counter, start, bound, inclusive)
         if exponent_top is not None:
-            yield SHUFFLE_OFFSET.finding(
-                ctx, bound.start_byte, bound.end_byte,
+            yield _replaced(
+                SHUFFLE_OFFSET, ctx, bound,
                 f"shuffle ladder `1 << {counter}` stops at offset 16: lanes 32-63 of a wave64 wavefront are never reached",
-                edits=_literal_edit(ctx, bound, exponent_top),
+                exponent_top,
             )  # fmt: skip
             continue
         # `< 32`, or `<= 16` in a doubling ladder (1, 2, 4, 8, 16): both stop short of 64 lanes
