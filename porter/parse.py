@@ -286,10 +286,7 @@ def directives(source: SourceFile, constants: bool = True, also: re.Pattern[byte
     continued = False
     for line in source.data.split(b"\n"):
         keep = (
-            continued
-            or line.lstrip().startswith(b"#")
-            or b"/*" in line
-            or b"*/" in line
+            _directive_line(line, continued)
             or (constants and b"const" in line)
             or (also is not None and also.search(line) is not None)
         )
@@ -308,13 +305,19 @@ def directive_skeleton(data: bytes) -> tree_sitter.Node:
     kept = []
     continued = False
     for line in data.split(b"\n"):
-        keep = continued or line.lstrip().startswith(b"#") or b"/*" in line or b"*/" in line
+        keep = _directive_line(line, continued)
         kept.append(line if keep else _BLANKS.sub(b" ", line))
         continued = keep and line.endswith(b"\\")
     return _parser().parse(b"\n".join(kept)).root_node
 
 
 _BLANKS = re.compile(rb"[^\r]")
+
+
+def _directive_line(line: bytes, continued: bool) -> bool:
+    """Does a directive parse keep the line: a directive, a continuation of one, or a line with a
+    comment delimiter (so that a directive inside a comment stays inside it)?"""
+    return continued or line.lstrip().startswith(b"#") or b"/*" in line or b"*/" in line
 
 
 def captures_apart(root: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:

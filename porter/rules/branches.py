@@ -415,14 +415,21 @@ class Branches:
         if arm.type == "preproc_else" or is_include_guard(arm, self.source.data):
             return "1"
         if arm.type in ("preproc_ifdef", "preproc_elifdef"):
-            name = arm.child_by_field_name("name")
-            if name is None:
+            test = self._ifdef_test(arm)
+            if test is None:
                 return "1"
-            negated = self.source.data[arm.start_byte : name.start_byte].rstrip().endswith((b"ifndef", b"elifndef"))
-            defined = f"defined({self.source.text(name.start_byte, name.end_byte)})"
-            return f"!{defined}" if negated else defined
+            name, negated = test
+            return f"!defined({name})" if negated else f"defined({name})"
         condition = arm.child_by_field_name("condition")
         return self.source.text(condition.start_byte, condition.end_byte) if condition is not None else "1"
+
+    def _ifdef_test(self, arm: tree_sitter.Node) -> tuple[str, bool] | None:
+        """(the name, whether the test is negated) of an `#ifdef`/`#ifndef` arm (`#elifdef` too)."""
+        name = arm.child_by_field_name("name")
+        if name is None:
+            return None
+        negated = self.source.data[arm.start_byte : name.start_byte].rstrip().endswith((b"ifndef", b"elifndef"))
+        return self.source.text(name.start_byte, name.end_byte), negated
 
     def _arm_test(self, arm: tree_sitter.Node, env: Environment) -> bool | None:
         if arm.type == "preproc_else":
@@ -430,11 +437,11 @@ class Branches:
         if arm.type in ("preproc_ifdef", "preproc_elifdef"):
             if is_include_guard(arm, self.source.data):
                 return True  # `#ifndef X_H` / `#define X_H`: the header's body, compiled wherever it is included
-            name = arm.child_by_field_name("name")
-            if name is None:
+            test = self._ifdef_test(arm)
+            if test is None:
                 return None
-            defined = self._defined(self.source.text(name.start_byte, name.end_byte), env)
-            negated = self.source.data[arm.start_byte : name.start_byte].rstrip().endswith((b"ifndef", b"elifndef"))
+            name, negated = test
+            defined = self._defined(name, env)
             return _not(defined) if negated else defined
         condition = arm.child_by_field_name("condition")
         if condition is None:
@@ -482,19 +489,24 @@ class Branches:
         body = self._bodies.get(name)
         if body is None or name in self._expanding:
             return None
-        expression = _condition_expression(body)
+        self._expanding.add(name)
+        try:
+            return self._evaluate_text(body, env)
+        finally:
+            self._expanding.discard(name)
+
+    def _evaluate_text(self, text: str, env: Environment) -> int | None:
+        """The value in `env` of a condition written apart from the file (a macro's body, a
+        definition's guard), None where it does not parse as one."""
+        expression = _condition_expression(text)
         if expression is None:
             return None
-        source, node = expression
-        # the evaluator reads node text from self.source: the body's own source while it evaluates
-        outer_source = self.source
-        self._expanding.add(name)
-        self.source = source
+        # the evaluator reads node text from self.source: the text's own source while it evaluates
+        outer_source, (self.source, node) = self.source, expression
         try:
             return self._evaluate(node, env)
         finally:
             self.source = outer_source
-            self._expanding.discard(name)
 
     def _for_target(self, name: str, env: Environment) -> tuple[bool | None, int | None] | None:
         """(defined, value) of a macro that AMD target macros choose, in the device pass of a target
@@ -525,14 +537,9 @@ class Branches:
     def _guard_holds(self, guard: tuple[str, ...], env: Environment) -> bool | None:
         holds: bool | None = True
         for text in guard:
-            expression = _condition_expression(text)
-            if expression is None:
-                return None
-            outer_source, (self.source, node) = self.source, expression
-            try:
-                value = self._evaluate(node, env)
-            finally:
-                self.source = outer_source
+            if _condition_expression(text) is None:
+                return None  # a condition porter cannot read: the guard is unknown
+            value = self._evaluate_text(text, env)
             holds = _and(holds, None if value is None else value != 0)
             if holds is False:
                 return False
