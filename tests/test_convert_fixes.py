@@ -17,6 +17,28 @@ from porter.scan import analyze_file
 from porter.source import FileKind, SourceFile
 
 CASES = {
+    "unrolled_butterfly": """
+#define WARP_SIZE 32
+__global__ void warp_sums(const float* in, float* out) {
+  __shared__ float partial[256 / WARP_SIZE];
+  const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+  float v = in[threadIdx.x];
+  v += __shfl_xor_sync(~0, v, 16);
+  v = fmaxf(v, __shfl_xor_sync(-1, v, 8));
+  v += __shfl_xor_sync(0xffffffff, v, 4);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0] + partial[1];
+}
+__global__ void warp_pairs(const float* in, float* out) {
+  const int lane = threadIdx.x % WARP_SIZE;
+  float v = in[threadIdx.x];
+  float other = __shfl_xor_sync(0xffffffff, v, 16);
+  v += other;
+  v += __shfl_xor_sync(0xffffffff, v, 8);
+  if (lane == 0) out[threadIdx.x / WARP_SIZE] = v;
+}
+""",
     "cluster_launch_bounds": """
 __global__ void __launch_bounds__(256, 2, 1) scale(float* x) { x[threadIdx.x] *= 2.0f; }
 __global__ void __launch_bounds__(128, 4) shift(float* x) { x[threadIdx.x] += 1.0f; }
@@ -94,6 +116,23 @@ def test_the_port_builds_with_nvcc_and_for_gfx942(name, tmp_path):
     assert nvcc_compile(original, tmp_path).returncode == 0
     for result in (nvcc_compile(port, tmp_path), hip_compile(port, tmp_path, targets=("gfx942",))):
         assert result.returncode == 0, result.stderr[-1500:]
+
+
+def test_an_unrolled_butterfly_gets_a_step_of_32_before_its_16(tmp_path):
+    """Steps 32, 8, 4 (the 16 replaced) would never combine lanes that differ in bit 4: the port runs the
+    first step for 32 and 16 on wave64. `~0` and `-1` hold every lane but are `int`s, which HIP 6.4's
+    `_sync` intrinsics refuse. A first step whose shuffle is stored apart is left to a person."""
+    _, port = _convert("unrolled_butterfly", CASES["unrolled_butterfly"], tmp_path)
+    text = port.read_text()
+    steps = "for (int porter_offset = PORTER_WARP_SIZE / 2; porter_offset >= 16; porter_offset /= 2)"
+    assert f"  {steps}\n    v += __shfl_xor_sync(PORTER_FULL_MASK, v, porter_offset);" in text
+    assert "v = fmaxf(v, __shfl_xor_sync(PORTER_FULL_MASK, v, 8));" in text
+    assert text.count(steps) == 1
+    assert "float other = __shfl_xor_sync(PORTER_FULL_MASK, v, 16);" in text
+    path = tmp_path / "unrolled_butterfly.cu"
+    result = analyze_file(DiscoveredFile(path, path.name, FileKind.CUDA), Config(), deep="never", extra_args=None)
+    kinds = {f.span.line: f.fix.value for f in result.findings if f.rule == "WRP002"}
+    assert kinds == {7: "auto", 17: "manual"}
 
 
 def test_a_copied_mask_is_widened_and_ffs_takes_64_bits(tmp_path):

@@ -54,6 +54,7 @@ from porter.rules.device import (
     is_constexpr_if,
     literal_value,
     loop_step,
+    spelled,
     template_parameters,
     unparenthesized,
 )
@@ -741,11 +742,7 @@ def _warps_of_block(ctx, node: tree_sitter.Node, at: tree_sitter.Node, widths: s
     leave gaps on NVIDIA too."""
     count = _block_factor(ctx, node, at)
     quotient = binary_parts(count, ctx.source) if count is not None and count.type == "binary_expression" else None
-    return (
-        quotient is not None
-        and _per_warp(ctx, quotient)
-        and re.sub(r"\s+", "", ctx.source.text(quotient[0].start_byte, quotient[0].end_byte)) in widths
-    )
+    return quotient is not None and _per_warp(ctx, quotient) and spelled(ctx, quotient[0]) in widths
 
 
 def _block_factor(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -774,7 +771,7 @@ def _global_thread(ctx, node: tree_sitter.Node, at: tree_sitter.Node, hops: int 
         factors = binary_parts(product, ctx.source) if product.type == "binary_expression" else None
         if factors is None or factors[1] != "*" or not _is_thread(ctx, thread, _X_THREAD, at):
             continue
-        texts = {re.sub(r"\s+", "", ctx.source.text(f.start_byte, f.end_byte)) for f in (factors[0], factors[2])}
+        texts = {spelled(ctx, f) for f in (factors[0], factors[2])}
         if any(_BLOCK_INDEX.match(t) for t in texts) and any(_BLOCK_WIDTH.match(t) for t in texts):
             return True
     return False

@@ -831,6 +831,11 @@ def is_constexpr_if(source: SourceFile, statement: tree_sitter.Node) -> bool:
     return condition is not None and b"constexpr" in source.data[statement.start_byte : condition.start_byte]
 
 
+def spelled(ctx, node: tree_sitter.Node) -> str:
+    """A node's text without its white space: `( v )` and `(v)` are one spelling."""
+    return re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
+
+
 def shuffle_operands(name: str, call: tree_sitter.Node) -> tuple[tree_sitter.Node | None, tree_sitter.Node | None]:
     """(lane or offset argument, width argument) of a shuffle call."""
     arguments = call_arguments(call)

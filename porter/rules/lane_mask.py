@@ -13,7 +13,7 @@ from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import block_rows
-from porter.rules.device import VarClass, call_arguments, function_parameters, int_value, unparenthesized
+from porter.rules.device import VarClass, call_arguments, function_parameters, int_value, spelled, unparenthesized
 from porter.rules.patterns import search_fast
 from porter.source import encoded_length
 
@@ -32,7 +32,7 @@ FULL_MASK_32 = Rule(
     severity=Severity.ERROR,
     fix=FixKind.AUTO,
     summary="`0xffffffff` used as the all-lanes mask",
-    what="Finds `0xffffffff` (and `~0u`) passed as the mask of `_sync` intrinsics, compared with vote results, or defined as a mask constant.",
+    what="Finds `0xffffffff` (and `~0u`) passed as the mask of `_sync` intrinsics, compared with vote results, or defined as a mask constant, and an `int` all-lanes mask (`~0`, `-1`) passed to them, which HIP refuses at compile time.",
     why=WHY_MASKS,
     example="v += __shfl_down_sync(0xffffffff, v, offset);\n#define FULL_MASK 0xffffffffu",
     use_instead=(
@@ -106,13 +106,22 @@ def is_full_mask_32(ctx: FileContext, node: tree_sitter.Node | None) -> bool:
     """All 32 lanes of a warp, in 32 bits: `0xffffffff`, `~0u`, `(unsigned)-1`."""
     if node is None:
         return False
-    text = re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
+    text = spelled(ctx, node)
     if int_value(node, ctx.source) == 0xFFFFFFFF and not re.search(r"[lL]{2}$", text):  # `0xffffffffull`: 64 bits
         return True
     if text in ("~0u", "~0U", "(~0u)", "~0x0u", "-1u", "-1U"):
         return True
     # uint32_t(-1), (unsigned)-1, static_cast<uint32_t>(-1): all lanes, in 32 bits
     return bool(re.fullmatch(r"(\(?(uint32_t|unsigned(int)?)\)?|static_cast<(uint32_t|unsigned(int)?)>)\(?-1\)?", text))
+
+
+def is_full_mask_int(ctx: FileContext, node: tree_sitter.Node | None) -> bool:
+    """All lanes as a plain `int`, `~0` or `-1`: every bit set at any width once widened, but an `int`,
+    which the `_sync` intrinsics of HIP 6.4 refuse (a `static_assert`: "The mask must be a 64-bit
+    integer"; gptqmodel's AWQ gemv passes `~0`)."""
+    if node is None:
+        return False
+    return bool(re.fullmatch(r"\(?(~0|~0x0|-1|\(int\)-1)\)?", spelled(ctx, node)))
 
 
 def _mask_edit(node: tree_sitter.Node) -> tuple[Edit, ...]:
@@ -173,25 +182,28 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
     calls += [(name, call, wrappers[name]) for name, call in ctx.device.calls_named(tuple(wrappers))]
     for name, call, index in sorted(calls, key=lambda item: item[1].start_byte):
         arguments = call_arguments(call)
-        if len(arguments) > index and is_full_mask_32(ctx, arguments[index]):
-            mask = arguments[index]
+        mask = arguments[index] if len(arguments) > index else None
+        if is_full_mask_32(ctx, mask) or is_full_mask_int(ctx, mask):
+            # `~0` holds every lane once widened, but HIP refuses an `int` mask: the same fixes
+            given = "a 32-bit mask" if is_full_mask_32(ctx, mask) else f"`{spelled(ctx, mask)}`, an `int` mask"
             if half_wave_guard(ctx, call) is not None:
                 # threads 0-31 alone call it (`if (tid < 32)`): lanes 0-31 are the mask, in 64 bits
-                message = (
-                    f"`{name}` gets a 32-bit mask; HIP takes 64 bits, and under `< 32` the mask is lanes 0-31 alone"
-                )
+                message = f"`{name}` gets {given}; HIP takes 64 bits, and under `< 32` the mask is lanes 0-31 alone"
                 edits = (Edit(mask.start_byte, mask.end_byte, HALF_WAVE_MASK),)
             elif block_rows(ctx).row_only_at(call.start_byte):
                 # a block 32 threads wide: two rows share a wavefront, and either may call it alone
-                message = f"`{name}` gets a 32-bit mask in a kernel whose warps stay 32 threads wide (rows of its block, or halves of a wavefront); on wave64 a warp's lanes are half of a 64-bit mask"
+                message = f"`{name}` gets {given} in a kernel whose warps stay 32 threads wide (rows of its block, or halves of a wavefront); on wave64 a warp's lanes are half of a 64-bit mask"
                 edits = (Edit(mask.start_byte, mask.end_byte, portable.ROW_MASK.encode()),)
             elif (kernel := block_rows(ctx).row_kernel_sharing(call.start_byte)) is not None:
                 # its 32s stay (WRP's fixes are only suggested here): the mask is the row's, which a
                 # block of one row runs alone (HIP checks that a mask names exactly the lanes that run)
-                message = f"`{name}` gets a 32-bit mask in a function that {kernel} calls with blocks of 32-thread rows; on wave64 a row's lanes are half of a 64-bit mask"
+                message = f"`{name}` gets {given} in a function that {kernel} calls with blocks of 32-thread rows; on wave64 a row's lanes are half of a 64-bit mask"
                 edits = (Edit(mask.start_byte, mask.end_byte, portable.ROW_MASK.encode()),)
-            else:
+            elif is_full_mask_32(ctx, mask):
                 message = f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits"
+                edits = _mask_edit(mask)
+            else:
+                message = f"`{name}` gets {given}, which HIP's `_sync` intrinsics refuse (HIP 6.4's headers `static_assert` a 64-bit mask)"
                 edits = _mask_edit(mask)
             yield FULL_MASK_32.finding(ctx, mask.start_byte, mask.end_byte, message, edits=edits)
     yield from _masks_in_macro_bodies(ctx)

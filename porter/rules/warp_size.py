@@ -44,6 +44,7 @@ from porter.rules.device import (
     is_constexpr_if,
     loop_step,
     shuffle_operands,
+    spelled,
     template_parameters,
     unparenthesized,
 )
@@ -93,7 +94,11 @@ SHUFFLE_OFFSET = Rule(
     why=WHY_WAVE64
     + "\nA reduction that starts at offset 16 only combines each half of a 64-lane wavefront: the result is two partial sums.",
     example="for (int offset = 16; offset > 0; offset /= 2)\n  v += __shfl_down_sync(0xffffffff, v, offset);",
-    use_instead=f"`for (int offset = {portable.WARP_SIZE} / 2; offset > 0; offset /= 2)`; read the last lane as `{portable.WARP_SIZE} - 1`.",
+    use_instead=(
+        f"`for (int offset = {portable.WARP_SIZE} / 2; offset > 0; offset /= 2)`; an unrolled butterfly gets a step "
+        f"of 32 before its 16 (the fix runs the first step for offsets `{portable.WARP_SIZE} / 2` down to 16); read "
+        f"the last lane as `{portable.WARP_SIZE} - 1`."
+    ),
 )
 
 PER_WARP_SHARED = Rule(
@@ -1114,8 +1119,8 @@ def _alias_uses(ctx: FileContext, rows, template: tree_sitter.Node) -> tuple[lis
     if name is None or name.type != "type_identifier":
         return [], []
     row_uses, other_uses = [], []
-    spelled = ctx.source.text(name.start_byte, name.end_byte)
-    for use in identifiers_named(ctx.parsed.root, ctx.source.data, spelled, _ALIAS_USES):
+    alias_name = ctx.source.text(name.start_byte, name.end_byte)
+    for use in identifiers_named(ctx.parsed.root, ctx.source.data, alias_name, _ALIAS_USES):
         if use.start_byte == name.start_byte or not ctx.device.is_device_code(use):
             continue
         (row_uses if rows.row_only_at(use.start_byte) else other_uses).append(use)
@@ -1611,7 +1616,7 @@ def _is_bitset_math(ctx: FileContext, node: tree_sitter.Node) -> bool:
     statement = enclosing(node, ("expression_statement", "declaration", "return_statement", "if_statement"))
     if statement is None:
         return False
-    text = re.sub(r"\s+", "", ctx.source.text(statement.start_byte, statement.end_byte))
+    text = spelled(ctx, statement)
     text = IDENT.sub(lambda m: _bit_number(ctx, m.group()), text)  # `i % WORD` reads as `i % 32`
     return bool(re.search(r"1[uUlL]*<<\(?\w+(&31|%32)", text)) or bool(re.search(r"\[\w+(>>5|/32)\]", text))
 
@@ -1915,20 +1920,77 @@ def _shuffles(ctx: FileContext) -> Iterable[Finding]:
         widest = max(
             (v for n, _, v in literal_offsets if n.startswith(("__shfl_xor", "__shfl_down", "__shfl_up"))), default=0
         )
-        for name, lane, value in literal_offsets:
+        for index, (name, lane, value) in enumerate(literal_offsets):
             if half_wave_guard(ctx, lane) is not None:
                 continue  # threads 0-31 alone: offsets below 32 stay among them, as on NVIDIA
             if value == 16 and widest == 16 and name.startswith(("__shfl_xor", "__shfl_down")):
-                yield SHUFFLE_OFFSET.finding(
-                    ctx, lane.start_byte, lane.end_byte,
-                    f"butterfly starts at offset 16: on wave64 `{name}` then combines only half the wavefront",
-                    edits=_literal_edit(ctx, lane, f"({portable.WARP_SIZE} / 2)"),
-                )  # fmt: skip
+                following = next((entry for entry in literal_offsets[index + 1 :] if entry[0] == name), None)
+                yield _unrolled_first_step(ctx, name, lane, following)
             elif value == 31 and name in ("__shfl_sync", "__shfl"):
                 yield SHUFFLE_OFFSET.finding(
                     ctx, lane.start_byte, lane.end_byte, "lane 31 is not the last lane of a 64-wide wavefront",
                     edits=_literal_edit(ctx, lane, f"({portable.WARP_SIZE} - 1)"),
                 )  # fmt: skip
+
+
+_WIDER_STEPS = f"for (int porter_offset = {portable.WARP_SIZE} / 2; porter_offset >= 16; porter_offset /= 2)"
+
+
+def _unrolled_first_step(ctx: FileContext, name: str, lane: tree_sitter.Node, following) -> Finding:
+    """The finding on an unrolled butterfly's first step, `v += __shfl_xor_sync(m, v, 16);`, where
+    `following` is the (name, offset node, value) of the function's next shuffle of that name.
+
+    On wave64 the network needs a step of 32 before the 16, not in its place: steps 32, 8, 4, 2, 1
+    never combine lanes that differ only in bit 4. Where the step folds its own operand back into
+    itself (`v += …(v, 16)`, `v = fmaxf(v, …(v, 16))`) and the step of 8 follows it in the same
+    block, repeating it is the wider network, so the fix runs it for offsets from half the
+    wavefront down to 16 (32 and 16 on wave64, 16 alone on 32 lanes). Any other shape is left to
+    a person: an exchange (`tmp = __shfl_xor_sync(m, x, 16)`, a swizzle's or a rotation's pair), a
+    lone step, or steps that branch (flashinfer's Mamba update takes its 8 under `if constexpr`)."""
+    message = f"butterfly starts at offset 16: on wave64 `{name}` then combines only half the wavefront"
+    statement = _self_folding_statement(ctx, name, lane)
+    after = _self_folding_statement(ctx, name, following[1]) if following and following[2] == 8 else None
+    if statement is None or after is None or after.parent != statement.parent:
+        return SHUFFLE_OFFSET.finding(
+            ctx, lane.start_byte, lane.end_byte,
+            f"{message}; if it reduces the wavefront, add a step of 32 before it where {portable.WARP_SIZE} > 32",
+            fix=FixKind.MANUAL,
+        )  # fmt: skip
+    line_start = ctx.source.data.rfind(b"\n", 0, statement.start_byte) + 1
+    indent = ctx.source.data[line_start : statement.start_byte]
+    separator = b"\n" + indent + b"  " if not indent.strip() else b" "
+    edits = (
+        Edit(statement.start_byte, statement.start_byte, _WIDER_STEPS.encode() + separator),
+        Edit(lane.start_byte, lane.end_byte, b"porter_offset"),
+    )
+    return SHUFFLE_OFFSET.finding(ctx, lane.start_byte, lane.end_byte, message, edits=edits)
+
+
+def _self_folding_statement(ctx: FileContext, name: str, lane: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The expression statement `v op= …shuffle(v, …)…;` or `v = f(v, …shuffle(v, …)…);` whose
+    shuffle takes `lane` and whose target is the shuffled value, or None."""
+    call = lane.parent.parent if lane.parent is not None else None
+    if call is None or call.type != "call_expression":
+        return None
+    arguments = call_arguments(call)
+    value = arguments[1 if name.endswith("_sync") else 0] if len(arguments) > 1 else None
+    node = call
+    while node.parent is not None and node.parent.type in _INSIDE_A_STEP:
+        node = node.parent
+    statement = node.parent
+    if value is None or node.type != "assignment_expression" or statement is None:
+        return None
+    target = node.child_by_field_name("left")
+    if statement.type != "expression_statement" or target is None:
+        return None
+    return statement if spelled(ctx, target) == spelled(ctx, value) else None
+
+
+# what lies between a step's shuffle and its assignment: `v = fmaxf(v, (float)__shfl_xor(v, 16))`
+_INSIDE_A_STEP = (
+    "binary_expression", "parenthesized_expression", "cast_expression", "argument_list", "call_expression",
+    "assignment_expression",
+)  # fmt: skip
 
 
 def _lane_loops(ctx: FileContext) -> Iterable[Finding]:
@@ -2072,7 +2134,7 @@ def _lanes_of_scaled_step(ctx: FileContext, step: tree_sitter.Node, start: tree_
     if factors is None or factors[1] != "*" or scale is None:
         return None
     for count, other in ((factors[0], factors[2]), (factors[2], factors[0])):
-        if warp_value(ctx, count) == 32 and _spelled(ctx, other) == scale:
+        if warp_value(ctx, count) == 32 and spelled(ctx, other) == scale:
             return count
     return None
 
@@ -2089,12 +2151,8 @@ def _lane_scale(ctx: FileContext, start: tree_sitter.Node) -> str | None:
         return None
     for lane, scale in ((left, right), (right, left)):
         if VarClass.LANE in ctx.device.expression_classes(unparenthesized(lane)):
-            return _spelled(ctx, scale)
+            return spelled(ctx, scale)
     return None
-
-
-def _spelled(ctx: FileContext, node: tree_sitter.Node) -> str:
-    return re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
 
 
 def starts_at_lane(ctx: FileContext, start: tree_sitter.Node) -> bool:
@@ -2437,7 +2495,7 @@ def _shared_arrays(ctx: FileContext) -> Iterable[Finding]:
             name_node = array.child_by_field_name("declarator")
             if size is None or name_node is None or name_node.type != "identifier":
                 continue
-            size_text = re.sub(r"\s+", "", ctx.source.text(size.start_byte, size.end_byte))
+            size_text = spelled(ctx, size)
             name = ctx.source.text(name_node.start_byte, name_node.end_byte)
             divisor = _per_warp_divisor(ctx, size)
             if divisor is not None:
@@ -2509,7 +2567,7 @@ def _indexed_by_lane(ctx: FileContext, declaration: tree_sitter.Node, name: str)
     scope = enclosing(declaration, ("function_definition",)) or ctx.parsed.root
     for subscript, index_nodes in _subscripts_named(ctx, scope, name):
         for index in index_nodes:
-            text = re.sub(r"\s+", "", ctx.source.text(index.start_byte, index.end_byte))
+            text = spelled(ctx, index)
             by_lane = VarClass.LANE in ctx.device.expression_classes(index) or (
                 re.search(r"(&31|%32)$", text) is not None and ctx.device.expression_is_thread_based(index)
             )
@@ -2548,7 +2606,7 @@ def _bounded_above(ctx: FileContext, node: tree_sitter.Node, index: str) -> bool
     for left, operator, _ in _guarding_comparisons(ctx, node, ("if_statement", "conditional_expression")):
         if operator not in ("<", "<="):
             continue
-        if re.sub(r"\s+", "", ctx.source.text(left.start_byte, left.end_byte)) == index:
+        if spelled(ctx, left) == index:
             return True
         if ctx.device.expression_classes(left) & {VarClass.LANE, VarClass.THREAD}:
             return True
@@ -2756,8 +2814,8 @@ def _bit_counting_constants(ctx: FileContext) -> set[str]:
         statement = enclosing(node, ("expression_statement", "declaration", "return_statement", "if_statement"))
         if statement is None:
             continue
-        text = re.sub(r"\s+", "", ctx.source.text(statement.start_byte, statement.end_byte))
-        operation = re.sub(r"\s+", "", ctx.source.text(node.start_byte, node.end_byte))
+        text = spelled(ctx, statement)
+        operation = spelled(ctx, node)
         if "sizeof" in text or "CHAR_BIT" in text or re.search(r"1[uUlL]*<<\(*" + re.escape(operation), text):
             names.add(name)
     return names
