@@ -54,3 +54,14 @@ def test_unsafe_fixes_apply_suggested_edits_and_count_them(tmp_path):
 def test_manual_findings_carry_no_edits():
     findings = scan([CORPUS], Config()).findings
     assert all(not f.edits for f in findings if f.fix is FixKind.MANUAL)
+
+
+def test_lane_math_of_a_matrix_fragment_is_suggested_and_a_reductions_stays_automatic():
+    """corpus/matrix/mma_fragment_lanes.cu: the GEMM kernel's `% 32` and `/ 32` lay out an mma.sync
+    fragment (through the file's ldmatrix and mma helpers), which the MFMA rewrite decides; the
+    reduction beside it reaches no fragment, and its lane is widened automatically."""
+    path = CORPUS / "matrix" / "mma_fragment_lanes.cu"
+    findings = scan([path], Config(targets=("gfx942",))).findings
+    kinds = {f.line: f.fix for f in findings if f.rule == "WRP001"}
+    assert kinds == {25: FixKind.SUGGESTED, 26: FixKind.SUGGESTED, 43: FixKind.AUTO}
+    assert all("`ldmatrix`" in f.message for f in findings if f.rule == "WRP001" and f.line < 40)

@@ -965,6 +965,11 @@ def _by_reach(ctx, kernels: dict[str, FunctionInfo], rows: dict[str, bool]) -> B
     return found
 
 
+def reached_spans(ctx, function: FunctionInfo) -> set[tuple[int, int]]:
+    """The spans of a function and of the file's device functions it calls, directly or not."""
+    return _reached(ctx, function, _helpers(ctx))
+
+
 def _reached(ctx, kernel: FunctionInfo, helpers: dict[str, list[FunctionInfo]]) -> set[tuple[int, int]]:
     """The spans of the kernel and of the file's device functions it calls, directly or not."""
     seen: set[tuple[int, int]] = set()

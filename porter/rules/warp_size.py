@@ -23,6 +23,7 @@ from porter.rules.block_limits import widened_blocks
 from porter.rules.block_rows import (
     ROW,
     block_rows,
+    reached_spans,
     row_count_names,
     serves_a_widened_kernel,
     short_name,
@@ -76,7 +77,8 @@ LANE_ARITHMETIC = Rule(
     "or meets a literal 32 that rebuilds an index from the groups (`col = group * 32 + lane`), or works on a name its block bounds by a count of such groups "
     "(`for (i = threadIdx.x; i < rows * 32; ...)` around `i >> 5` and `i & 31`): there the 32 is also the data's, and widening the lane math alone changes what the code computes. "
     "A kernel whose warp operations all stay within 32 lanes, or that has none, is left as written: each 32-thread group does on a 64-lane wavefront what one NVIDIA warp does (porter.rules.within_rows). "
-    "So is a thread's position scaled by a factor known only at run time (`bit = k * bits_per_index`): `bit >> 5` and `bit & 31` pick a 32-bit word and its bit.",
+    "So is a thread's position scaled by a factor known only at run time (`bit = k * bits_per_index`): `bit >> 5` and `bit & 31` pick a 32-bit word and its bit. "
+    "In a function that holds or calls fragment PTX (`mma.sync`, `ldmatrix`, `wgmma`), the lane math is the fragment's 32-lane layout: the fix is suggested, for the MFMA rewrite to settle.",
     why=WHY_WAVE64,
     example="int lane = threadIdx.x & 31;\nint warp = threadIdx.x >> 5;\nv = __shfl_down_sync(0xffffffff, v, 1);",
     use_instead=f"`int lane = threadIdx.x % {portable.WARP_SIZE}; int warp = threadIdx.x / {portable.WARP_SIZE};` where `{portable.WARP_SIZE}` is the compat header's per-architecture constant.",
@@ -709,8 +711,50 @@ def _all_uses(ctx: FileContext) -> Iterable[Finding]:
                 fix=FixKind.SUGGESTED,
                 message=f"{finding.message}; but `{text}` {what} these 32-thread groups, so the 32 is also the data's group width: widen it only with that {'bound' if bound else 'product'} and the group counts that go with it",
             )
+        elif finding.rule == LANE_ARITHMETIC.id and (layout := _fragment_layout_at(ctx, start)) is not None:
+            yield dataclasses.replace(
+                finding,
+                fix=FixKind.SUGGESTED,
+                message=f"{finding.message}; but this function lays out NVIDIA matrix fragments over a warp's 32 lanes (`{layout}`), which MFMA lays out differently over 64: its lane math changes with that rewrite",
+            )
         else:
             yield finding
+
+
+# PTX that distributes a matrix fragment over a warp's lanes: each lane's lane math is the layout's
+_FRAGMENT_PTX = re.compile(rb"\b(mma\.sync|mma\.sp|ldmatrix|stmatrix|wgmma)\b")
+
+
+def _fragment_layout_at(ctx: FileContext, offset: int) -> str | None:
+    """The fragment instruction (`ldmatrix`) of the function at `offset`, where it or a function of
+    the file it calls holds one: the lane math of `mma.sync` kernels (flashinfer's generated MoE
+    GEMMs, gptqmodel's Marlin and Swordfish) is the fragment's 32-lane layout, not a warp width to
+    widen; those kernels need an MFMA rewrite, which decides it."""
+    spans = _fragment_spans(ctx)
+    if not spans:
+        return None
+    function = ctx.device.function_of(ctx.parsed.root.descendant_for_byte_range(offset, offset))
+    if function.node is None:
+        return None
+    return next((spans[span] for span in sorted(reached_spans(ctx, function)) if span in spans), None)
+
+
+def _fragment_spans(ctx: FileContext) -> dict[tuple[int, int], str]:
+    """The file's functions whose own text holds fragment PTX, by span, with the instruction."""
+
+    def find() -> dict[tuple[int, int], str]:
+        data = ctx.source.data
+        if _FRAGMENT_PTX.search(data) is None:
+            return {}
+        found = {}
+        for info in ctx.device.functions:
+            if info.node is not None and (
+                match := _FRAGMENT_PTX.search(data, info.node.start_byte, info.node.end_byte)
+            ):
+                found[(info.node.start_byte, info.node.end_byte)] = match.group().decode()
+        return found
+
+    return ctx.once("fragment ptx functions", find)
 
 
 def _recomposed(ctx: FileContext, uses: list[Finding]) -> dict[int, tuple[str, bool]]:
