@@ -56,6 +56,25 @@ def test_a_butterfly_kernel_keeps_its_32s_and_widens_its_mask(tmp_path):
     assert rules_by_line(tmp_path, BLOCK_SUM) == [(7, "MSK001"), (12, "MSK001")]
 
 
+def test_ptx_that_keeps_to_its_lanes_asks_for_nothing(tmp_path):
+    """Loads, copies and conversions in inline PTX read no other lane, and a PTX `shfl.sync` stays
+    within 32 lanes by the ISA (flashinfer's generated MoE kernels broadcast a warp index so, and
+    write most of their bodies in such PTX): the kernel's 32s stay as written."""
+    helper = (
+        "__device__ __forceinline__ int make_warp_uniform(int x) {\n"
+        "  int result;\n"
+        '  asm volatile("shfl.sync.idx.b32 %0, %1, 0, 0x1F, 0xFFFFFFFF;" : "=r"(result) : "r"(x));\n'
+        "  return result;\n}\n"
+    )
+    text = helper + GROUP_SLOTS.replace(
+        "__syncthreads();",
+        'asm volatile("cp.async.commit_group;");\n  int w = make_warp_uniform(threadIdx.x / 32);\n  __syncthreads();',
+        1,
+    )
+    assert text != helper + GROUP_SLOTS
+    assert "WRP001" not in {rule for _, rule in rules_by_line(tmp_path, text)}
+
+
 @pytest.mark.parametrize(
     "change",
     [
@@ -133,8 +152,11 @@ def test_a_comment_that_names_the_wavefront_asks_for_nothing(tmp_path):
         # a matrix multiply-accumulate of code porter does not see (a header's `mma_m16n8k16` helper)
         ("slot[group] = x[blockIdx.x * blockDim.x + threadIdx.x];",
          "slot[group] = mma_m16n8k16(x[blockIdx.x * blockDim.x + threadIdx.x]);"),
-        # PTX porter does not read, written `__asm__`
-        ("__syncthreads();", "__asm__ volatile(\"bar.warp.sync 0xffffffff;\");\n  __syncthreads();"),
+        # PTX that reads across the warp (a vote, the active lanes), written `__asm__`
+        ("__syncthreads();", "unsigned active;\n  __asm__ volatile(\"activemask.b32 %0;\" : \"=r\"(active));\n  __syncthreads();"),
+        ("__syncthreads();", "unsigned votes;\n  asm(\"vote.sync.ballot.b32 %0, 1, 0xffffffff;\" : \"=r\"(votes));\n  __syncthreads();"),
+        # assembly that is not PTX (AMD's DPP): taken to work across the wavefront
+        ("__syncthreads();", "int moved;\n  asm volatile(\"v_mov_b32_dpp %0, %1 row_shr:1\" : \"=v\"(moved) : \"v\"(1));\n  __syncthreads();"),
         # the host counts the grid in warps of 32 (WRP008 widens it): the kernel must widen with it
         ("", "void run(const float* x, float* f, int* q, int n) { group_slots<<<n / 32 / 8, 256>>>(x, f, q); }\n"),
         # its block is sized from a warp width porter widens (the shuffles' WARP_SIZE): the port

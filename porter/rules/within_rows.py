@@ -38,6 +38,7 @@ from porter.rules.device import (
     unparenthesized,
 )
 from porter.rules.portable import FULL_MASK, ROW_MASK
+from porter.rules.ptx import looks_like_ptx
 
 # what asks for the wavefront itself, or leaves the lanes to code porter does not see. The lookahead
 # names every alternative's first byte: led by `\b`, the alternatives give Python's engine no bytes
@@ -46,7 +47,7 @@ _WAVEFRONT_WIDE = re.compile(
     rb"(?=[wW_%chCa&/>])(?:"
     rb"\bwarpSize\b|__lane_id\b|%laneid|\b__ballot|\b__any\b|\b__any_sync\b|\b__all\b|\b__all_sync\b|\b__match_"
     rb"|\b__reduce_\w+_sync\b|cooperative_groups|\bcg::|\bcub::|\bhipcub::"
-    rb"|\bWarp(?:Reduce|Scan|Exchange|Load|Store|MergeSort)\b|C10_WARP_SIZE|\basm\b"
+    rb"|\bWarp(?:Reduce|Scan|Exchange|Load|Store|MergeSort)\b|C10_WARP_SIZE"
     rb"|%\s*64\b|&\s*(?:63|0x3[fF])\b|/\s*64\b|>>\s*6\b"  # lanes counted to 64: written for the wavefront
     rb")"
 )
@@ -58,7 +59,7 @@ _WAVEFRONT_WIDE = re.compile(
 # operations (MMA atoms, ldmatrix copies, warp primitives) porter does not read: lanes left to code
 # porter does not see
 _WAVEFRONT_COLLECTIVES = (
-    b"wmma", b"_matrix_sync", b"mma_sync", b"__builtin_amdgcn_", b"__hip_move_dpp", b"__hip_ds_", b"__asm",
+    b"wmma", b"_matrix_sync", b"mma_sync", b"__builtin_amdgcn_", b"__hip_move_dpp", b"__hip_ds_",
     b"cute::", b"cutlass::", b"rocprim::",
 )  # fmt: skip
 # a call into code the file does not hold, whose name says it works across the warp (a matrix
@@ -104,8 +105,29 @@ def _asks_for_the_wavefront(ctx, function: tree_sitter.Node) -> bool:
         ctx, "wavefront-wide functions", function,
         lambda span: _names_the_wavefront(ctx, *span)
         or any(data.find(needle, *span) != -1 for needle in _WAVEFRONT_COLLECTIVES)
-        or _counts_active_lanes(ctx, *span),
+        or _counts_active_lanes(ctx, *span)
+        or _assembly_across_lanes(ctx, *span),
     )  # fmt: skip
+
+
+# PTX that reads or combines the lanes of a warp beyond a 32-lane shuffle: votes and matches, warp
+# reductions, the lane's own number or masks, and the matrix instructions whose fragments span it
+_PTX_ACROSS_LANES = re.compile(
+    r"^(vote|match|redux|activemask|elect|mma|wgmma|ldmatrix|stmatrix|movmatrix|tcgen05)\b|%laneid|%lanemask|%warpid"
+)
+
+
+def _assembly_across_lanes(ctx, start: int, end: int) -> bool:
+    """Inline assembly in the span that works across lanes. Most PTX a kernel writes does not: loads
+    and stores (`ld.shared`, `cp.async`), conversions, atomics, fences (flashinfer's generated MoE
+    kernels write most of their bodies so). A PTX `shfl.sync` stays within 32 lanes by the ISA's
+    definition (its segment is at most a warp), as a width-32 shuffle does. Assembly that is not
+    PTX (AMD's, DPP and the like) is taken to work across the wavefront."""
+    for statement in ctx.asm_statements:
+        if start <= statement.start < end and not statement.in_macro:
+            if not looks_like_ptx(statement) or any(_PTX_ACROSS_LANES.search(i) for i in statement.instructions):
+                return True
+    return False
 
 
 def _names_the_wavefront(ctx, start: int, end: int) -> bool:
