@@ -241,3 +241,27 @@ def test_typed_tile_is_an_error_before_the_fixed_release(tmp_path):
         result = analyze_file(DiscoveredFile(path, "tile.cu", FileKind.CUDA), config, Deep.NEVER, None)
         (finding,) = [f for f in result.findings if f.rule == "CGR003"]
         assert finding.severity.value == severity
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "expected"),
+    [
+        # a decode table built on the CPU, in PyTorch's software FP8: the same format on every platform
+        (
+            "floatx_cpu.cpp",
+            "#include <c10/util/Float8_e4m3fn.h>\nfloat decode(c10::Float8_e4m3fn v) { return float(v); }",
+            [],
+        ),
+        # ... and in an extension that hands the tensor to a GPU kernel, the format gfx942's kernels must take
+        (
+            "ops.cpp",
+            "#include <ATen/cuda/CUDAContext.h>\nbool ok(at::Tensor t) { return t.scalar_type() == c10::kFloat8_e4m3fn; }",
+            ["NUM001"],
+        ),
+        # an FNUZ type already names the format gfx942 computes in
+        ("fnuz.cu", "__device__ float f(c10::Float8_e4m3fnuz v) { return float(v); }", []),
+        ("ocp.cu", "__device__ float f(c10::Float8_e4m3fn v) { return float(v); }", ["NUM001"]),
+    ],
+)
+def test_fp8_types_that_carry_a_target_dependent_format(tmp_path, name, code, expected):
+    assert [r for r in rules_for(tmp_path, code, name=name) if r.startswith("NUM")] == expected

@@ -84,7 +84,8 @@ _FP8_TYPE = (
     re.compile(
         rb"(?<![\w$])(__nv_cvt_\w*fp8\w*|__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2)\b"
     ),
-    re.compile(rb"(?<![\w$])(Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?)\b"),
+    # the FNUZ types (`Float8_e4m3fnuz`) already name the format gfx942 computes in
+    re.compile(rb"(?<![\w$])(Float8_e4m3fn|Float8_e5m2)\b"),
     re.compile(rb"(?<![\w$])(kFloat8_e4m3fn|kFloat8_e5m2)\b"),
 )
 _FP8_HEADER = re.compile(rb"#\s*include\s*[<\"](cuda_fp8\.h|cuda_fp8\.hpp)[>\"]")
@@ -146,6 +147,16 @@ def _fnuz_format(why: str, name: str) -> str:
     return why.replace("{format}", described)
 
 
+# A file that names no GPU code (no CUDA or HIP word, no device function, no launch): its FP8 values
+# are the CPU's, in PyTorch's software types, whose format is the same on every platform
+# (gptqmodel's floatx_cpu.cpp builds decode tables for every format so).
+_GPU_WORDS = (b"cuda", b"hip", b"__global__", b"__device__", b"__nv_", b"<<<", b"gpu")
+
+
+def _names_the_gpu(lowered: bytes) -> bool:
+    return any(word in lowered for word in _GPU_WORDS)
+
+
 def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family:
         return
@@ -153,7 +164,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     lowered = data.lower()  # two substring tests on a lower-case copy beat one case-blind regex scan
     uses_fp8 = bool(
         b"fp8" in lowered or b"e4m3" in lowered or _FP8_HEADER.search(data) or any(search(p, data) for p in _FP8_TYPE)
-    )
+    ) and _names_the_gpu(lowered)
     if uses_fp8:
         severity, why = _fp8_severity(ctx)
         for match in _FP8_HEADER.finditer(data):
