@@ -2114,13 +2114,8 @@ def _exponent_ladder_top(ctx: FileContext, loop, counter: str, start, bound, inc
 def _shuffles_by_power(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
     """Does a shuffle in the loop take `1 << counter` as its offset or lane?"""
     power = re.compile(rf"\(*\s*1[uU]?\s*<<\s*\(*\s*{re.escape(counter)}\s*\)*")
-    for part in _loop_parts(loop):
-        for name, call in ctx.device.calls_inside(part):
-            if name in SHUFFLE_CALLS:
-                lane, _ = shuffle_operands(name, call)
-                if lane is not None and power.fullmatch(ctx.source.text(lane.start_byte, lane.end_byte).strip()):
-                    return True
-    return False
+    lanes = _shuffle_lane_operands(ctx, _loop_parts(loop), wrappers=False)
+    return any(power.fullmatch(ctx.source.text(lane.start_byte, lane.end_byte).strip()) for lane in lanes)
 
 
 def half_wave_guard(ctx: FileContext, node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -2497,19 +2492,27 @@ def _shuffle_uses_in(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> 
     if not _SHUFFLE_LIKE.search(ctx.source.text(loop.start_byte, loop.end_byte)):
         return False  # no shuffle's name in the loop's text: no call to look at
     mentions_counter = re.compile(rf"\b{re.escape(counter)}\b")
-    for name, call in ctx.device.calls_inside(loop):
-        if name in SHUFFLE_CALLS:
-            lane, _ = shuffle_operands(name, call)
-            operands = [lane] if lane is not None else []
-        elif _SHUFFLE_LIKE.search(name) and call.child_by_field_name("function").type != "field_expression":
-            # a wrapper's value comes first, its lane or offset after; a group's member
-            # (`tile.shfl_down(v, i)`) shuffles within the group's width, not the warp's
-            operands = call_arguments(call)[1:]
-        else:
-            continue
-        if any(mentions_counter.search(ctx.source.text(o.start_byte, o.end_byte)) for o in operands):
-            return True
-    return False
+    operands = _shuffle_lane_operands(ctx, [loop], wrappers=True)
+    return any(mentions_counter.search(ctx.source.text(o.start_byte, o.end_byte)) for o in operands)
+
+
+def _shuffle_lane_operands(ctx: FileContext, parts, wrappers: bool) -> Iterable[tree_sitter.Node]:
+    """The lane or offset operand of each shuffle in `parts`, and with `wrappers` every operand but
+    the first of a call whose name says it shuffles (a wrapper's value comes first, its lane or
+    offset after; a group's member, `tile.shfl_down(v, i)`, shuffles within the group's width, not
+    the warp's, and is left out)."""
+    for part in parts:
+        for name, call in ctx.device.calls_inside(part):
+            if name in SHUFFLE_CALLS:
+                lane, _ = shuffle_operands(name, call)
+                if lane is not None:
+                    yield lane
+            elif (
+                wrappers
+                and _SHUFFLE_LIKE.search(name)
+                and call.child_by_field_name("function").type != "field_expression"
+            ):
+                yield from call_arguments(call)[1:]
 
 
 def _compares_with_lane(ctx: FileContext, body: tree_sitter.Node | None, counter: str) -> bool:
