@@ -70,3 +70,17 @@ def test_one_finding_per_guard():
     findings = analyze_file(file, Config(), deep="never", extra_args=None, cap=None).findings
     lines = [f.line for f in findings if f.category == "arch-guard"]
     assert len(lines) == len(set(lines))
+
+
+def test_a_newer_arch_ptx_arm_with_a_fallback_is_left_to_hip(tmp_path):
+    """corpus/arch_guard/newer_arch_ptx.cu: hip-clang compiles the fallback of `#if defined(__CUDA_ARCH__)
+    && (__CUDA_ARCH__ >= 1000)` around PTX, as written, so porter reports nothing there; the
+    guards with no fallback, or around code HIP could compile, are reported."""
+    path = CORPUS / "arch_guard" / "newer_arch_ptx.cu"
+    file = DiscoveredFile(path=path, rel=path.name, kind=FileKind.CUDA)
+    findings = analyze_file(file, Config(), deep="never", extra_args=None, cap=None).findings
+    assert sorted(f.line for f in findings if f.rule == "ARC001") == [19, 26, 35]
+    hip_source = tmp_path / "newer_arch_ptx.hip"
+    hip_source.write_text("#include <hip/hip_runtime.h>\n" + path.read_text().split("__device__ float touched")[0])
+    result = hip_compile(hip_source, tmp_path, targets=("gfx942",), device_only=True)
+    assert result.returncode == 0, result.stderr[-2000:]

@@ -273,6 +273,8 @@ def _guard_finding(ctx: FileContext, node, start: int, end: int) -> Finding | No
         )
         edits = (Edit(start, end, replacement.encode()),)
         return _device_pass_finding(ctx, node, start, end, edits)
+    if value_test is not None and _hip_takes_the_fallback(ctx, node):
+        return None
     if value_test is not None:
         # `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600 … #else <fallback> #endif`: making the
         # device pass visible would make the value read 0 and switch the fallback on for HIP (a
@@ -291,6 +293,33 @@ def _guard_finding(ctx: FileContext, node, start: int, end: int) -> Finding | No
     if not edits:
         return None
     return _device_pass_finding(ctx, node, edits[0].start, edits[-1].end, tuple(edits))
+
+
+# `__CUDA_ARCH__ >= 1000`, alone or after `defined(__CUDA_ARCH__) &&`, blanks taken out: false in
+# every pass of hip-clang, which defines no `__CUDA_ARCH__`
+_LOWER_BOUND = re.compile(r"\(?(defined\(?__CUDA_ARCH__\)?&&)?\(?__CUDA_ARCH__>=?\d+\)?\)?")
+
+
+def _hip_takes_the_fallback(ctx: FileContext, condition) -> bool:
+    """`#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 1000)` around inline assembly, with arms in
+    plain code after it: hip-clang reads the test false and compiles those, the only arms that can
+    compile there (the assembly is PTX for a newer NVIDIA GPU). Nothing is left to decide, so
+    nothing is reported: flashinfer's generated MoE kernels guard 576 Blackwell `fma.rn.f32x2`
+    blocks a file so, each with its scalar fallback."""
+    directive = condition.parent
+    if directive is None or directive.type not in ("preproc_if", "preproc_elif"):
+        return False
+    alternative = directive.child_by_field_name("alternative")
+    text = re.sub(r"\s+", "", ctx.source.text(condition.start_byte, condition.end_byte))
+    if alternative is None or not _LOWER_BOUND.fullmatch(text):
+        return False
+    data, chain_end = ctx.source.data, _chain_end(directive)
+    # the fallback must be plain code: one in PTX too (`st.global.cg` where the newer arm stores with
+    # `.release`) is the older GPU's semantics, which HIP would inherit
+    return (
+        _INLINE_ASM.search(data, condition.end_byte, alternative.start_byte) is not None
+        and _INLINE_ASM.search(data, alternative.start_byte, chain_end) is None
+    )
 
 
 def _device_pass_finding(ctx: FileContext, node, start: int, end: int, edits: tuple[Edit, ...]) -> Finding:
