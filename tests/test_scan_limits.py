@@ -27,7 +27,8 @@ def test_a_file_past_the_limit_gets_the_token_pass_and_says_so(tmp_path):
 def test_convert_applies_every_fix_however_many(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
-    body = "  v += __shfl_down(v, 16);\n" * (FINDINGS_PER_RULE + 50)
+    # butterflies unrolled from 16: each first step is one automatic fix (WRP002)
+    body = "  v += __shfl_down(v, 16);\n  v += __shfl_down(v, 8);\n" * (FINDINGS_PER_RULE + 50)
     (src / "k.cu").write_text(f"__global__ void k(float* o) {{\n  float v = o[threadIdx.x];\n{body}  o[0] = v;\n}}\n")
     done = runner.invoke(app, ["convert", str(src), "-o", str(tmp_path / "out"), "-f", "json"])
     assert done.exit_code == 0, done.output
