@@ -736,7 +736,11 @@ def _fragment_layout_at(ctx: FileContext, offset: int) -> str | None:
     function = ctx.device.function_of(ctx.parsed.root.descendant_for_byte_range(offset, offset))
     if function.node is None:
         return None
-    return next((spans[span] for span in sorted(reached_spans(ctx, function)) if span in spans), None)
+    layouts = ctx.once("fragment layouts by function", dict)  # a function's findings ask once
+    key = (function.node.start_byte, function.node.end_byte)
+    if key not in layouts:
+        layouts[key] = next((spans[span] for span in sorted(reached_spans(ctx, function)) if span in spans), None)
+    return layouts[key]
 
 
 def _fragment_spans(ctx: FileContext) -> dict[tuple[int, int], str]:
