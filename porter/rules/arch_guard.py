@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import Context, captures
 from porter.rules.base import FileContext, Rule
+from porter.rules.branches import INLINE_ASM as _INLINE_ASM
+from porter.rules.branches import hip_takes_the_fallback
 from porter.rules.patterns import CODE_CONTEXTS, finditer, finditer_at, search, within_any
 from porter.source import FileKind, encoded_length, identifier_start
 
@@ -273,8 +275,8 @@ def _guard_finding(ctx: FileContext, node, start: int, end: int) -> Finding | No
         )
         edits = (Edit(start, end, replacement.encode()),)
         return _device_pass_finding(ctx, node, start, end, edits)
-    if value_test is not None and _hip_takes_the_fallback(ctx, node):
-        return None
+    if value_test is not None and hip_takes_the_fallback(ctx.source.data, node.parent):
+        return None  # nothing is left to decide (the arm is NVIDIA's alone: Branches)
     if value_test is not None:
         # `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600 … #else <fallback> #endif`: making the
         # device pass visible would make the value read 0 and switch the fallback on for HIP (a
@@ -295,33 +297,6 @@ def _guard_finding(ctx: FileContext, node, start: int, end: int) -> Finding | No
     return _device_pass_finding(ctx, node, edits[0].start, edits[-1].end, tuple(edits))
 
 
-# `__CUDA_ARCH__ >= 1000`, alone or after `defined(__CUDA_ARCH__) &&`, blanks taken out: false in
-# every pass of hip-clang, which defines no `__CUDA_ARCH__`
-_LOWER_BOUND = re.compile(r"\(?(defined\(?__CUDA_ARCH__\)?&&)?\(?__CUDA_ARCH__>=?\d+\)?\)?")
-
-
-def _hip_takes_the_fallback(ctx: FileContext, condition) -> bool:
-    """`#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 1000)` around inline assembly, with arms in
-    plain code after it: hip-clang reads the test false and compiles those, the only arms that can
-    compile there (the assembly is PTX for a newer NVIDIA GPU). Nothing is left to decide, so
-    nothing is reported: flashinfer's generated MoE kernels guard 576 Blackwell `fma.rn.f32x2`
-    blocks a file so, each with its scalar fallback."""
-    directive = condition.parent
-    if directive is None or directive.type not in ("preproc_if", "preproc_elif"):
-        return False
-    alternative = directive.child_by_field_name("alternative")
-    text = re.sub(r"\s+", "", ctx.source.text(condition.start_byte, condition.end_byte))
-    if alternative is None or not _LOWER_BOUND.fullmatch(text):
-        return False
-    data, chain_end = ctx.source.data, _chain_end(directive)
-    # the fallback must be plain code: one in PTX too (`st.global.cg` where the newer arm stores with
-    # `.release`) is the older GPU's semantics, which HIP would inherit
-    return (
-        _INLINE_ASM.search(data, condition.end_byte, alternative.start_byte) is not None
-        and _INLINE_ASM.search(data, alternative.start_byte, chain_end) is None
-    )
-
-
 def _device_pass_finding(ctx: FileContext, node, start: int, end: int, edits: tuple[Edit, ...]) -> Finding:
     """ARC002, automatic only where opening the device arm to HIP's device pass keeps its meaning.
 
@@ -339,7 +314,6 @@ def _device_pass_finding(ctx: FileContext, node, start: int, end: int, edits: tu
     return ARCH_DEFINED.finding(ctx, start, end, message, edits=edits)
 
 
-_INLINE_ASM = re.compile(rb"(?<![\w$])(?:asm|__asm__|__asm)(?:[ \t]+(?:volatile|__volatile__))?[ \t]*\(")
 # what in a guard's arms makes opening its device arm to HIP change the code's meaning
 _PERSONS_CALL = (
     (_ARCH_COMPARISON, "an arm tests its value, which reads 0 on HIP"),

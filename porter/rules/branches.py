@@ -212,7 +212,9 @@ class Branches:
         self._defined_before: set[str] = set()
         self._expanding: set[str] = set()
         self._constants: dict[str, int] = {}  # the values holds_for is given, while it evaluates
-        if root is not None and (mentions_platform(source.data) or project.mentioned_in(source.data)):
+        if root is not None and (
+            mentions_platform(source.data) or project.mentioned_in(source.data) or _may_guard_newer_ptx(source.data)
+        ):
             # a broken tree may have swallowed a conditional: its directives alone nest as written
             if root.has_error:
                 self._walk(directive_skeleton(source.data), skeleton=True)
@@ -434,6 +436,8 @@ class Branches:
     def _arm_test(self, arm: tree_sitter.Node, env: Environment) -> bool | None:
         if arm.type == "preproc_else":
             return True
+        if env.rocm and hip_takes_the_fallback(self.source.data, arm):
+            return False
         if arm.type in ("preproc_ifdef", "preproc_elifdef"):
             if is_include_guard(arm, self.source.data):
                 return True  # `#ifndef X_H` / `#define X_H`: the header's body, compiled wherever it is included
@@ -907,6 +911,11 @@ _PLATFORM_WORDS = (b"HIP", b"ROCM", b"ROCm", b"AMDGCN", b"AMDGPU", b"__gfx", b"_
 _IF_ZERO = re.compile(rb"#\s*if\s+0\b")
 
 
+def _may_guard_newer_ptx(data: bytes) -> bool:
+    """Could the file hold an arm of newer NVIDIA PTX that HIP skips (hip_takes_the_fallback)?"""
+    return b"__CUDA_ARCH__" in data and INLINE_ASM.search(data) is not None
+
+
 def mentions_platform(data: bytes) -> bool:
     # the words by `in`, not one alternation: a regex whose alternatives lead differently is tried at every byte
     return any(word in data for word in _PLATFORM_WORDS) or _IF_ZERO.search(data) is not None
@@ -930,6 +939,52 @@ def _endif_start(conditional: tree_sitter.Node) -> int | None:
         if child.type == "#endif":
             return child.start_byte
     return None
+
+
+INLINE_ASM = re.compile(rb"(?<![\w$])(?:asm|__asm__|__asm)(?:[ \t]+(?:volatile|__volatile__))?[ \t]*\(")
+# `__CUDA_ARCH__ >= 1000`, alone or after `defined(__CUDA_ARCH__) &&`, blanks taken out: false in
+# every pass of hip-clang, which defines no `__CUDA_ARCH__`
+_ARCH_LOWER_BOUND = re.compile(r"\(?(defined\(?__CUDA_ARCH__\)?&&)?\(?__CUDA_ARCH__>=?\d+\)?\)?")
+
+
+def hip_takes_the_fallback(data: bytes, arm: tree_sitter.Node | None) -> bool:
+    """An `#if`/`#elif` arm that tests a lower bound of `__CUDA_ARCH__` around inline assembly,
+    with later arms in plain code: hip-clang reads the test false and compiles those, the only arms
+    that can compile there (the assembly is PTX for a newer NVIDIA GPU), and no fix of porter's
+    changes that (ARC001's is a person's). The arm is NVIDIA's alone: flashinfer's generated MoE
+    kernels guard 576 Blackwell `fma.rn.f32x2` blocks a file so, each with its scalar fallback.
+    A fallback in PTX too (`st.global.cg` where the newer arm stores with `.release`) is the older
+    GPU's semantics, which HIP would inherit: a person's call, so not this."""
+    if arm is None or arm.type not in ("preproc_if", "preproc_elif"):
+        return False
+    condition, alternative = arm.child_by_field_name("condition"), arm.child_by_field_name("alternative")
+    if condition is None or alternative is None:
+        return False
+    if not _ARCH_LOWER_BOUND.fullmatch(re.sub(rb"\s+", b"", data[condition.start_byte : condition.end_byte]).decode()):
+        return False
+    chain = arm
+    while chain.parent is not None and chain.type in ("preproc_elif", "preproc_else"):
+        chain = chain.parent
+    chain_end = max(chain.end_byte, _endif_start(chain) or 0)
+    return (
+        INLINE_ASM.search(data, condition.end_byte, alternative.start_byte) is not None
+        and INLINE_ASM.search(data, alternative.start_byte, chain_end) is None
+        and _does_work(data[alternative.start_byte : chain_end])
+    )
+
+
+# what a stub arm holds: comments, directives, `(void)x;` casts, traps and asserts
+_STUB_PARTS = re.compile(
+    rb"//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*|\(\s*void\s*\)\s*\w+\s*;"
+    rb"|\b(?:__trap|__builtin_trap|__builtin_unreachable|abort|assert|printf)\s*\([^;]*\)\s*;|[\s;{}]",
+    re.S | re.M,
+)
+
+
+def _does_work(fallback: bytes) -> bool:
+    """Does a fallback arm hold code, not a stub (`(void)a0; … (void)scale_b;`, flashinfer's SM120
+    NVFP4 MMA before SM120: its result is never computed)? HIP taking a stub is a person's call."""
+    return bool(_STUB_PARTS.sub(b"", fallback))
 
 
 def _side(live: dict[str, bool | None]) -> Side | None:
