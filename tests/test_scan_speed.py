@@ -45,7 +45,7 @@ def test_word_led_patterns_find_what_the_regex_finds(regex):
 
 # The single alternations numeric_format split by leading literal, as they were
 SPLIT = {
-    "_FP8_TYPE": rb"(?<![\w$])(__nv_cvt_\w*fp8\w*|__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2|Float8_e4m3fn(uz)?|Float8_e5m2(fnuz)?|kFloat8_e4m3fn|kFloat8_e5m2)\b",
+    "_FP8_TYPE": rb"(?<![\w$])(__nv_cvt_\w*fp8\w*|__nv_fp8x?\d?_(e4m3|e5m2)|__nv_fp8_storage_t|__nv_fp8x\d_storage_t|__NV_E4M3|__NV_E5M2|Float8_e4m3fn|Float8_e5m2|kFloat8_e4m3fn|kFloat8_e5m2)\b",
     "_INTRINSIC_CALLS": rb"(?<![\w$])(__[a-z0-9_]+|h2?[a-z]+(?:_approx)?)\s*\(",
     "_HALF_INTERNAL": rb"\.\s*__x\b"
     rb"|__half2?_raw\s+\w+\s*=\s*\{|__half2?_raw\s*\{\s*0[xX]"
