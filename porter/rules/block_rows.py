@@ -33,6 +33,7 @@ with their fix suggested, not applied, and its masks are the row's (exllamav3's 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -93,11 +94,26 @@ class BlockRows:
     # reached from a row kernel and others: the row kernel, as a message names it
     shared: dict[tuple[int, int], str] = field(default_factory=dict)
 
+    # the union of each list, kept with the length it was made at: asked for every finding of a
+    # file, a walk over the spans of hundreds of row kernels (flashinfer's generated MoE kernels)
+    # made the question quadratic
+    _unions: dict[str, tuple[int, list[int], list[int]]] = field(default_factory=dict, repr=False, compare=False)
+
     def row_only_at(self, offset: int) -> bool:
-        return any(start <= offset < end for start, end in self.row_only)
+        return self._within("row_only", offset)
 
     def one_row_at(self, offset: int) -> bool:
-        return any(start <= offset < end for start, end in self.one_row)
+        return self._within("one_row", offset)
+
+    def _within(self, which: str, offset: int) -> bool:
+        spans = getattr(self, which)
+        union = self._unions.get(which)
+        if union is None or union[0] != len(spans):
+            union = (len(spans), *_union(spans))
+            self._unions[which] = union
+        _, starts, ends = union
+        index = bisect.bisect_right(starts, offset) - 1
+        return index >= 0 and offset < ends[index]
 
     def two_rows_at(self, offset: int) -> bool:
         """In a function of row kernels whose blocks may hold two rows to a wavefront."""
@@ -110,6 +126,17 @@ class BlockRows:
 
     def __bool__(self) -> bool:
         return bool(self.row_only or self.shared)
+
+
+def _union(spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """The spans' union, as disjoint intervals by start: (starts, ends)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [m[0] for m in merged], [m[1] for m in merged]
 
 
 def block_rows(ctx) -> BlockRows:

@@ -212,6 +212,7 @@ class Branches:
         self._defined_before: set[str] = set()
         self._expanding: set[str] = set()
         self._constants: dict[str, int] = {}  # the values holds_for is given, while it evaluates
+        self._fallbacks: dict[int, bool] = {}  # arm start -> hip_takes_the_fallback
         if root is not None and (
             mentions_platform(source.data) or project.mentioned_in(source.data) or _may_guard_newer_ptx(source.data)
         ):
@@ -425,6 +426,13 @@ class Branches:
         condition = arm.child_by_field_name("condition")
         return self.source.text(condition.start_byte, condition.end_byte) if condition is not None else "1"
 
+    def _skipped_by_hip(self, arm: tree_sitter.Node) -> bool:
+        """hip_takes_the_fallback, asked once per arm (each ROCm pass asks)."""
+        key = arm.start_byte
+        if key not in self._fallbacks:
+            self._fallbacks[key] = hip_takes_the_fallback(self.source.data, arm)
+        return self._fallbacks[key]
+
     def _ifdef_test(self, arm: tree_sitter.Node) -> tuple[str, bool] | None:
         """(the name, whether the test is negated) of an `#ifdef`/`#ifndef` arm (`#elifdef` too)."""
         name = arm.child_by_field_name("name")
@@ -436,8 +444,8 @@ class Branches:
     def _arm_test(self, arm: tree_sitter.Node, env: Environment) -> bool | None:
         if arm.type == "preproc_else":
             return True
-        if env.rocm and hip_takes_the_fallback(self.source.data, arm):
-            return False
+        if arm.type in ("preproc_if", "preproc_elif") and self._skipped_by_hip(arm):
+            return False if env.rocm else None  # NVIDIA's for newer GPUs: maybe, on an unknown arch
         if arm.type in ("preproc_ifdef", "preproc_elifdef"):
             if is_include_guard(arm, self.source.data):
                 return True  # `#ifndef X_H` / `#define X_H`: the header's body, compiled wherever it is included

@@ -3364,16 +3364,20 @@ def _wavefront_from_build(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.branches.regions:
         return
     data = ctx.source.data
-    nvidia_widths: set[bytes] = set()
+    nvidia_arms: list[tuple[bytes, bytes]] = []
     rocm_arms: list[tuple[int, bytes, bytes]] = []
     for match in CONSTANT_DEFINITION.finditer(data):
         group = 1 if match.group(1) else 3
         name, value = match.group(group), match.group(group + 1)
         side = ctx.branches.side_at(match.start())
-        if side is Side.CUDA_ONLY and _evaluates_to(ctx, value, 32):
-            nvidia_widths.add(name)
+        if side is Side.CUDA_ONLY:
+            nvidia_arms.append((name, value))
         elif side is Side.ROCM and re.fullmatch(rb"[A-Za-z_]\w*", value):
             rocm_arms.append((match.start(group + 1), name, value))
+    # only a name both sides define can be such a constant: the NVIDIA values of others go unread
+    # (flashinfer's generated kernels hold thousands of constants in their NVIDIA-only PTX arms)
+    rocm_names = {name for _, name, _ in rocm_arms}
+    nvidia_widths = {name for name, value in nvidia_arms if name in rocm_names and _evaluates_to(ctx, value, 32)}
     for start, name, macro in rocm_arms:
         if name not in nvidia_widths or not _defined_nowhere(ctx, macro.decode()):
             continue
