@@ -747,15 +747,17 @@ def _fragment_spans(ctx: FileContext) -> dict[tuple[int, int], str]:
     """The file's functions whose own text holds fragment PTX, by span, with the instruction."""
 
     def find() -> dict[tuple[int, int], str]:
-        data = ctx.source.data
-        if _FRAGMENT_PTX.search(data) is None:
+        matches = list(_FRAGMENT_PTX.finditer(ctx.source.data))  # once: each function's by bisection
+        if not matches:
             return {}
+        starts = [match.start() for match in matches]
         found = {}
         for info in ctx.device.functions:
-            if info.node is not None and (
-                match := _FRAGMENT_PTX.search(data, info.node.start_byte, info.node.end_byte)
-            ):
-                found[(info.node.start_byte, info.node.end_byte)] = match.group().decode()
+            if info.node is None:
+                continue
+            index = bisect.bisect_left(starts, info.node.start_byte)
+            if index < len(starts) and starts[index] < info.node.end_byte:
+                found[(info.node.start_byte, info.node.end_byte)] = matches[index].group().decode()
         return found
 
     return ctx.once("fragment ptx functions", find)
@@ -2219,6 +2221,7 @@ def upper_bound(ctx: FileContext, condition: tree_sitter.Node, counter: str) -> 
 
 # a shuffle, or a project's wrapper of one (`math::shfl_xor_sync(v, offset)`, `warp_shuffle_down`)
 _SHUFFLE_LIKE = re.compile(r"(?i)shfl|shuffle")
+_SHUFFLE_LIKE_BYTES = re.compile(rb"(?i)shfl|shuffle")  # on the file's bytes: no text decoded per loop
 
 
 def shuffle_uses(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
@@ -2493,7 +2496,7 @@ def _shuffles_within_logical_warp(ctx: FileContext, loop: tree_sitter.Node) -> b
 
 
 def _shuffle_uses_in(ctx: FileContext, loop: tree_sitter.Node, counter: str) -> bool:
-    if not _SHUFFLE_LIKE.search(ctx.source.text(loop.start_byte, loop.end_byte)):
+    if not _SHUFFLE_LIKE_BYTES.search(ctx.source.data, loop.start_byte, loop.end_byte):
         return False  # no shuffle's name in the loop's text: no call to look at
     mentions_counter = re.compile(rf"\b{re.escape(counter)}\b")
     operands = _shuffle_lane_operands(ctx, [loop], wrappers=True)

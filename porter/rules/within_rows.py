@@ -124,19 +124,22 @@ def _assembly_across_lanes(ctx, start: int, end: int) -> bool:
     kernels write most of their bodies so). A PTX `shfl.sync` stays within 32 lanes by the ISA's
     definition (its segment is at most a warp), as a width-32 shuffle does. Assembly that is not
     PTX (AMD's, DPP and the like) is taken to work across the wavefront."""
-    statements, starts = ctx.once("asm statements in code", lambda: _in_code_order(ctx.asm_statements))
-    for statement in statements[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)]:
-        if not looks_like_ptx(statement) or any(_PTX_ACROSS_LANES.search(i) for i in statement.instructions):
-            return True
-    return False
+    starts = ctx.once("asm across lanes", lambda: _starts_across_lanes(ctx.asm_statements))
+    index = bisect.bisect_left(starts, start)
+    return index < len(starts) and starts[index] < end
 
 
-def _in_code_order(statements) -> tuple[list, list[int]]:
-    """The asm statements of the code (a macro's body is no function's), by start, and their starts:
-    a span's are found by bisection, where a walk over all of them for each function cost
-    flashinfer's generated kernels (thousands of statements, hundreds of functions) 0.3 s."""
-    ordered = sorted((statement for statement in statements if not statement.in_macro), key=lambda s: s.start)
-    return ordered, [statement.start for statement in ordered]
+def _starts_across_lanes(statements) -> list[int]:
+    """Where each asm statement of the code that works across lanes starts, in order (a macro's
+    body is no function's). Read once per file, and a span's found by bisection: a walk over all
+    statements for each function cost flashinfer's generated kernels (thousands of statements,
+    hundreds of functions) 0.3 s."""
+    return sorted(
+        statement.start
+        for statement in statements
+        if not statement.in_macro
+        and (not looks_like_ptx(statement) or any(_PTX_ACROSS_LANES.search(i) for i in statement.instructions))
+    )
 
 
 def _names_the_wavefront(ctx, start: int, end: int) -> bool:
