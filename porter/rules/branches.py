@@ -952,7 +952,7 @@ def _endif_start(conditional: tree_sitter.Node) -> int | None:
 INLINE_ASM = re.compile(rb"(?<![\w$])(?:asm|__asm__|__asm)(?:[ \t]+(?:volatile|__volatile__))?[ \t]*\(")
 # `__CUDA_ARCH__ >= 1000`, alone or after `defined(__CUDA_ARCH__) &&`, blanks taken out: false in
 # every pass of hip-clang, which defines no `__CUDA_ARCH__`
-_ARCH_LOWER_BOUND = re.compile(r"\(?(defined\(?__CUDA_ARCH__\)?&&)?\(?__CUDA_ARCH__>=?\d+\)?\)?")
+_ARCH_LOWER_BOUND = re.compile(rb"\(?(defined\(?__CUDA_ARCH__\)?&&)?\(?__CUDA_ARCH__>=?\d+\)?\)?")
 
 
 def hip_takes_the_fallback(data: bytes, arm: tree_sitter.Node | None) -> bool:
@@ -968,7 +968,7 @@ def hip_takes_the_fallback(data: bytes, arm: tree_sitter.Node | None) -> bool:
     condition, alternative = arm.child_by_field_name("condition"), arm.child_by_field_name("alternative")
     if condition is None or alternative is None:
         return False
-    if not _ARCH_LOWER_BOUND.fullmatch(re.sub(rb"\s+", b"", data[condition.start_byte : condition.end_byte]).decode()):
+    if not _ARCH_LOWER_BOUND.fullmatch(re.sub(rb"\s+", b"", data[condition.start_byte : condition.end_byte])):
         return False
     chain = arm
     while chain.parent is not None and chain.type in ("preproc_elif", "preproc_else"):
