@@ -9,7 +9,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import Context, captures
 from porter.rules.base import FileContext, Rule
 from porter.rules.branches import INLINE_ASM as _INLINE_ASM
-from porter.rules.branches import hip_takes_the_fallback
+from porter.rules.branches import chain_end
 from porter.rules.patterns import CODE_CONTEXTS, finditer, finditer_at, search, within_any
 from porter.source import FileKind, encoded_length, identifier_start
 
@@ -275,7 +275,7 @@ def _guard_finding(ctx: FileContext, node, start: int, end: int) -> Finding | No
         )
         edits = (Edit(start, end, replacement.encode()),)
         return _device_pass_finding(ctx, node, start, end, edits)
-    if value_test is not None and hip_takes_the_fallback(ctx.source.data, node.parent):
+    if value_test is not None and ctx.branches.skipped_by_hip(node.parent):
         return None  # nothing is left to decide (the arm is NVIDIA's alone: Branches)
     if value_test is not None:
         # `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600 … #else <fallback> #endif`: making the
@@ -304,10 +304,10 @@ def _device_pass_finding(ctx: FileContext, node, start: int, end: int, edits: tu
     traded for the oldest-GPU fallback), nor where an arm holds inline assembly (flashinfer's
     `#elif defined(__CUDA_ARCH__)` / `asm volatile("trap;")`: hip-clang would be handed PTX).
     """
-    arms_start, chain_end = edits[-1].end, _chain_end(node)
+    arms_start, arms_end = edits[-1].end, chain_end(node)
     message = "the device pass of hip-clang does not define `__CUDA_ARCH__`"
     for pattern, why in _PERSONS_CALL:
-        if pattern.search(ctx.source.data, arms_start, chain_end) is not None:
+        if pattern.search(ctx.source.data, arms_start, arms_end) is not None:
             return ARCH_DEFINED.finding(
                 ctx, start, end, f"{message}; {why}, so the branch HIP needs is a person's call", fix=FixKind.SUGGESTED
             )
@@ -319,14 +319,6 @@ _PERSONS_CALL = (
     (_ARCH_COMPARISON, "an arm tests its value, which reads 0 on HIP"),
     (_INLINE_ASM, "an arm holds inline assembly, which opened to HIP's device pass would not assemble there"),
 )
-
-
-def _chain_end(node) -> int:
-    """The end of the whole #if…#endif chain a condition or #ifdef belongs to."""
-    directive = node if node.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef") else node.parent
-    while directive.parent is not None and directive.type in ("preproc_elif", "preproc_else", "preproc_elifdef"):
-        directive = directive.parent
-    return directive.end_byte
 
 
 _DEFINES_VERSION = re.compile(

@@ -94,26 +94,22 @@ class BlockRows:
     # reached from a row kernel and others: the row kernel, as a message names it
     shared: dict[tuple[int, int], str] = field(default_factory=dict)
 
-    # the union of each list, kept with the length it was made at: asked for every finding of a
-    # file, a walk over the spans of hundreds of row kernels (flashinfer's generated MoE kernels)
-    # made the question quadratic
-    _unions: dict[str, tuple[int, list[int], list[int]]] = field(default_factory=dict, repr=False, compare=False)
-
+    # Asked for every finding of a file, once the lists are complete (_by_reach fills them): a walk
+    # over the spans of hundreds of row kernels (flashinfer's generated MoE kernels) made the
+    # question quadratic, so each list's union is bisected.
     def row_only_at(self, offset: int) -> bool:
-        return self._within("row_only", offset)
+        return _within(self._row_only_union, offset)
 
     def one_row_at(self, offset: int) -> bool:
-        return self._within("one_row", offset)
+        return _within(self._one_row_union, offset)
 
-    def _within(self, which: str, offset: int) -> bool:
-        spans = getattr(self, which)
-        union = self._unions.get(which)
-        if union is None or union[0] != len(spans):
-            union = (len(spans), *_union(spans))
-            self._unions[which] = union
-        _, starts, ends = union
-        index = bisect.bisect_right(starts, offset) - 1
-        return index >= 0 and offset < ends[index]
+    @functools.cached_property
+    def _row_only_union(self) -> tuple[list[int], list[int]]:
+        return _union(self.row_only)
+
+    @functools.cached_property
+    def _one_row_union(self) -> tuple[list[int], list[int]]:
+        return _union(self.one_row)
 
     def two_rows_at(self, offset: int) -> bool:
         """In a function of row kernels whose blocks may hold two rows to a wavefront."""
@@ -137,6 +133,12 @@ def _union(spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
         else:
             merged.append([start, end])
     return [m[0] for m in merged], [m[1] for m in merged]
+
+
+def _within(union: tuple[list[int], list[int]], offset: int) -> bool:
+    starts, ends = union
+    index = bisect.bisect_right(starts, offset) - 1
+    return index >= 0 and offset < ends[index]
 
 
 def block_rows(ctx) -> BlockRows:

@@ -426,8 +426,10 @@ class Branches:
         condition = arm.child_by_field_name("condition")
         return self.source.text(condition.start_byte, condition.end_byte) if condition is not None else "1"
 
-    def _skipped_by_hip(self, arm: tree_sitter.Node) -> bool:
-        """hip_takes_the_fallback, asked once per arm (each ROCm pass asks)."""
+    def skipped_by_hip(self, arm: tree_sitter.Node | None) -> bool:
+        """hip_takes_the_fallback, asked once per arm (each ROCm pass asks, and ARC001)."""
+        if arm is None:
+            return False
         key = arm.start_byte
         if key not in self._fallbacks:
             self._fallbacks[key] = hip_takes_the_fallback(self.source.data, arm)
@@ -444,7 +446,7 @@ class Branches:
     def _arm_test(self, arm: tree_sitter.Node, env: Environment) -> bool | None:
         if arm.type == "preproc_else":
             return True
-        if arm.type in ("preproc_if", "preproc_elif") and self._skipped_by_hip(arm):
+        if arm.type in ("preproc_if", "preproc_elif") and self.skipped_by_hip(arm):
             return False if env.rocm else None  # NVIDIA's for newer GPUs: maybe, on an unknown arch
         if arm.type in ("preproc_ifdef", "preproc_elifdef"):
             if is_include_guard(arm, self.source.data):
@@ -970,15 +972,21 @@ def hip_takes_the_fallback(data: bytes, arm: tree_sitter.Node | None) -> bool:
         return False
     if not _ARCH_LOWER_BOUND.fullmatch(re.sub(rb"\s+", b"", data[condition.start_byte : condition.end_byte])):
         return False
-    chain = arm
-    while chain.parent is not None and chain.type in ("preproc_elif", "preproc_else"):
-        chain = chain.parent
-    chain_end = max(chain.end_byte, _endif_start(chain) or 0)
+    end = chain_end(arm)
     return (
         INLINE_ASM.search(data, condition.end_byte, alternative.start_byte) is not None
-        and INLINE_ASM.search(data, alternative.start_byte, chain_end) is None
-        and _does_work(data[alternative.start_byte : chain_end])
+        and INLINE_ASM.search(data, alternative.start_byte, end) is None
+        and _does_work(data[alternative.start_byte : end])
     )
+
+
+def chain_end(node: tree_sitter.Node) -> int:
+    """The end of the whole `#if`…`#endif` chain that an arm, or an arm's condition, belongs to:
+    its first arm's node holds the rest (and, in a directive skeleton, ends before the `#endif`)."""
+    directive = node if node.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef") else node.parent
+    while directive.parent is not None and directive.type in ("preproc_elif", "preproc_else", "preproc_elifdef"):
+        directive = directive.parent
+    return max(directive.end_byte, _endif_start(directive) or 0)
 
 
 # what a stub arm holds: comments, directives, `(void)x;` casts, traps and asserts

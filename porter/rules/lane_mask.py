@@ -183,9 +183,10 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
     for name, call, index in sorted(calls, key=lambda item: item[1].start_byte):
         arguments = call_arguments(call)
         mask = arguments[index] if len(arguments) > index else None
-        if is_full_mask_32(ctx, mask) or is_full_mask_int(ctx, mask):
+        narrow = is_full_mask_32(ctx, mask)
+        if narrow or is_full_mask_int(ctx, mask):
             # `~0` holds every lane once widened, but HIP refuses an `int` mask: the same fixes
-            given = "a 32-bit mask" if is_full_mask_32(ctx, mask) else f"`{spelled(ctx, mask)}`, an `int` mask"
+            given = "a 32-bit mask" if narrow else f"`{spelled(ctx, mask)}`, an `int` mask"
             if half_wave_guard(ctx, call) is not None:
                 # threads 0-31 alone call it (`if (tid < 32)`): lanes 0-31 are the mask, in 64 bits
                 message = f"`{name}` gets {given}; HIP takes 64 bits, and under `< 32` the mask is lanes 0-31 alone"
@@ -199,7 +200,7 @@ def _mask_arguments(ctx: FileContext) -> Iterable[Finding]:
                 # block of one row runs alone (HIP checks that a mask names exactly the lanes that run)
                 message = f"`{name}` gets {given} in a function that {kernel} calls with blocks of 32-thread rows; on wave64 a row's lanes are half of a 64-bit mask"
                 edits = (Edit(mask.start_byte, mask.end_byte, portable.ROW_MASK.encode()),)
-            elif is_full_mask_32(ctx, mask):
+            elif narrow:
                 message = f"`{name}` gets a 32-bit all-lanes mask; a wave64 mask has 64 bits"
                 edits = _mask_edit(mask)
             else:
