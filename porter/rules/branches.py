@@ -189,6 +189,34 @@ class Region:
     side: Side
 
 
+def _enclosing(spans: list[tuple[int, int]]) -> list[int] | None:
+    """For each span (sorted by start, an outer one before an inner one of the same start), the
+    index of the innermost span before it that holds it, -1 where none does; None where two spans
+    overlap without one holding the other, as properly nested arms never do."""
+    enclosing, open_spans = [], []
+    for index, (start, end) in enumerate(spans):
+        while open_spans and spans[open_spans[-1]][1] <= start:
+            open_spans.pop()
+        if open_spans and spans[open_spans[-1]][1] < end:
+            return None
+        enclosing.append(open_spans[-1] if open_spans else -1)
+        open_spans.append(index)
+    return enclosing
+
+
+def _innermost(spans: list[tuple[int, int]], starts: list[int], enclosing: list[int] | None, offset: int) -> int:
+    """The index of the innermost span holding the offset (of those holding it, the one that starts
+    last), -1 where none does. From the last span to start at or before the offset, a span that ended
+    before it leads to the one around it: only those can hold the offset, where a walk back over
+    every span cost a file's thousands of arms per question."""
+    index = bisect.bisect_right(starts, offset) - 1
+    while index >= 0:
+        if offset < spans[index][1]:
+            return index
+        index = enclosing[index] if enclosing is not None else index - 1
+    return -1
+
+
 class Branches:
     """The decided platform regions of one file, by start; `side_at(byte)` answers per position."""
 
@@ -223,9 +251,13 @@ class Branches:
                 self._walk(root)
         # a chain's arms are recorded before the conditionals nested in its first arm: sort by start
         self.regions.sort(key=lambda region: region.start)
+        self._region_spans = [(region.start, region.end) for region in self.regions]
         self._starts = [region.start for region in self.regions]
+        self._regions_around = _enclosing(self._region_spans)
         self._arms.sort(key=lambda arm: arm[0])
+        self._arm_spans = [(start, end) for start, end, _ in self._arms]
         self._arm_starts = [arm[0] for arm in self._arms]
+        self._arms_around = _enclosing(self._arm_spans)
 
     def platform_macros(self) -> dict[str, dict[str, int | None]]:
         """The macros the file defines per platform, for the files that include it."""
@@ -272,11 +304,8 @@ class Branches:
 
         Arms nest properly, so of the regions holding the offset the innermost starts last.
         """
-        for index in range(bisect.bisect_right(self._starts, offset) - 1, -1, -1):
-            region = self.regions[index]
-            if offset < region.end:
-                return region.side
-        return None
+        index = _innermost(self._region_spans, self._starts, self._regions_around, offset)
+        return self.regions[index].side if index >= 0 else None
 
     def holds_for(
         self, node: tree_sitter.Node, env: Environment, constants: dict[str, int] | None = None
@@ -310,11 +339,8 @@ class Branches:
 
     def live_at(self, offset: int) -> dict[str, bool | None]:
         """Where the code at the offset is compiled, per environment (the innermost arm holding it)."""
-        for index in range(bisect.bisect_right(self._arm_starts, offset) - 1, -1, -1):
-            start, end, live = self._arms[index]
-            if offset < end:
-                return live
-        return {env.name: True for env in ENVIRONMENTS}
+        index = _innermost(self._arm_spans, self._arm_starts, self._arms_around, offset)
+        return self._arms[index][2] if index >= 0 else {env.name: True for env in ENVIRONMENTS}
 
     def has_arm_only(self, live: str, dead: str) -> bool:
         """Does some arm compile for environment `live` and not for `dead` (an arm live_at can answer)?"""
@@ -333,7 +359,7 @@ class Branches:
         device_values = {**constants, **{name: split.device for name, split in widths.items()}}
         host_values = {**constants, **{name: split.host for name, split in widths.items()}}
         derived = {}
-        for match in CONSTANT_DEFINITION.finditer(data):
+        for match in constant_definition_matches(data):
             name, text = _definition(match)
             used = [widths[word] for word in re.findall(r"[A-Za-z_]\w*", text) if word in widths]
             if name in widths or not used or self._in_function(match.end()):
@@ -349,7 +375,7 @@ class Branches:
 
     def _direct_splits(self, constants: dict[str, int]) -> dict[str, PassSplit]:
         values: dict[str, dict[str, set[int | None]]] = {}
-        for match in CONSTANT_DEFINITION.finditer(self.source.data):
+        for match in constant_definition_matches(self.source.data):
             name, text = _definition(match)
             live = self.live_at(match.start())
             per_pass = values.setdefault(name, {})
@@ -664,8 +690,17 @@ def _definition(match: re.Match) -> tuple[str, str]:
 
 def constant_definitions(data: bytes) -> Iterable[tuple[int, str, str]]:
     """(offset, name, value text) of each constant the text defines (CONSTANT_DEFINITION)."""
-    for match in CONSTANT_DEFINITION.finditer(data):
+    for match in constant_definition_matches(data):
         yield (match.start(), *_definition(match))
+
+
+@lru_cache(maxsize=2)
+def constant_definition_matches(data: bytes) -> tuple[re.Match[bytes], ...]:
+    """CONSTANT_DEFINITION's matches in the text, found once for the several rules that read a
+    file's definitions (six passes over each of flashinfer's generated kernels, thousands of
+    definitions each). A bytes object's hash is kept, and the file's own bytes are the same object
+    for every rule: a question costs a lookup."""
+    return tuple(CONSTANT_DEFINITION.finditer(data))
 
 
 def evaluate_definition(text: str, constants: dict[str, int]) -> int | None:

@@ -1342,7 +1342,7 @@ def _reads(ctx: FileContext, function: tree_sitter.Node, word: bytes) -> list[in
     """Where the function's code names `word` other than to declare it (a kernel may declare a name
     once in each of its scopes); a comment's mention is no read."""
     found = []
-    for node in identifiers_named(ctx.parsed.root, ctx.source.data, word.decode()):
+    for node in identifiers_named(ctx.parsed.root, ctx.source.data, word.decode(), within=function):
         if function.start_byte <= node.start_byte and node.end_byte <= function.end_byte:
             holder = node.parent
             if not (
@@ -3362,14 +3362,14 @@ def _wavefront_from_build(ctx: FileContext) -> Iterable[Finding]:
     ROCm arm's bare macro holds the wavefront width. A macro with no definition in the file or the
     project's headers comes from the build script, which a port built any other way lacks.
     """
-    from porter.rules.branches import CONSTANT_DEFINITION, Side
+    from porter.rules.branches import Side, constant_definition_matches
 
     if not ctx.branches.regions:
         return
     data = ctx.source.data
     nvidia_arms: list[tuple[bytes, bytes]] = []
     rocm_arms: list[tuple[int, bytes, bytes]] = []
-    for match in CONSTANT_DEFINITION.finditer(data):
+    for match in constant_definition_matches(data):
         group = 1 if match.group(1) else 3
         name, value = match.group(group), match.group(group + 1)
         side = ctx.branches.side_at(match.start())

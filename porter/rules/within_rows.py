@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 import tree_sitter
 
@@ -38,20 +39,28 @@ from porter.rules.device import (
     shuffle_operands,
     unparenthesized,
 )
+from porter.rules.patterns import WORD_START, finditer_each, literal_starts
 from porter.rules.portable import FULL_MASK, ROW_MASK
 from porter.rules.ptx import looks_like_ptx
 
-# what asks for the wavefront itself, or leaves the lanes to code porter does not see. The lookahead
-# names every alternative's first byte: led by `\b`, the alternatives give Python's engine no bytes
-# to skip to, and it tried them at every byte (1.06 s over flashinfer's headers; 0.24 s so led)
-_WAVEFRONT_WIDE = re.compile(
-    rb"(?=[wW_%chCa&/>])(?:"
-    rb"\bwarpSize\b|__lane_id\b|%laneid|\b__ballot|\b__any\b|\b__any_sync\b|\b__all\b|\b__all_sync\b|\b__match_"
-    rb"|\b__reduce_\w+_sync\b|cooperative_groups|\bcg::|\bcub::|\bhipcub::"
-    rb"|\bWarp(?:Reduce|Scan|Exchange|Load|Store|MergeSort)\b|C10_WARP_SIZE"
-    rb"|%\s*64\b|&\s*(?:63|0x3[fF])\b|/\s*64\b|>>\s*6\b"  # lanes counted to 64: written for the wavefront
-    rb")"
-)
+# what asks for the wavefront itself, or leaves the lanes to code porter does not see: names, found
+# by their literal leads (porter.rules.patterns.finditer), and lanes counted to 64 (written for the
+# wavefront), each pattern led by its operator. One alternation of them all gives Python's engine
+# no bytes to skip to: it tried it at every byte (0.12 s over flashinfer's generated kernels, whose
+# functions hold none of it; 0.04 s so split)
+_WAVEFRONT_WIDE = (
+    re.compile(
+        WORD_START + rb"warpSize\b|__lane_id\b|%laneid|" + WORD_START + rb"__ballot|" + WORD_START + rb"__any\b|"
+        + WORD_START + rb"__any_sync\b|" + WORD_START + rb"__all\b|" + WORD_START + rb"__all_sync\b|"
+        + WORD_START + rb"__match_|" + WORD_START + rb"__reduce_\w+_sync\b|cooperative_groups|"
+        + WORD_START + rb"cg::|" + WORD_START + rb"cub::|" + WORD_START + rb"hipcub::|"
+        + WORD_START + rb"Warp(?:Reduce|Scan|Exchange|Load|Store|MergeSort)\b|C10_WARP_SIZE"
+    ),
+    re.compile(rb"%\s*64\b"),
+    re.compile(rb"/\s*64\b"),
+    re.compile(rb"&\s*(?:63|0x3[fF])\b"),
+    re.compile(rb">>\s*6\b"),
+)  # fmt: skip
 # operations the whole wavefront takes part in, found by bytes.find (a pattern's first bytes would
 # widen the lookahead above to common letters): WMMA's fragments (`wmma::`, `nvcuda::wmma`,
 # `rocwmma::`, or `load_matrix_sync` and `mma_sync` under a using-directive), which porter_wmma.h
@@ -99,16 +108,38 @@ def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str],
 
 def _asks_for_the_wavefront(ctx, function: tree_sitter.Node) -> bool:
     """Does the function ask for the wavefront itself (_WAVEFRONT_WIDE), or take part in an operation
-    of the whole wavefront (_WAVEFRONT_COLLECTIVES)? The pattern, with no literal
-    prefix to search for, costs its text's length each time it is asked."""
-    data = ctx.source.data
+    of the whole wavefront (_WAVEFRONT_COLLECTIVES)? What the file's code holds of either is found
+    once, and each function's span looks it up."""
     return _per_function(
         ctx, "wavefront-wide functions", function,
-        lambda span: _names_the_wavefront(ctx, *span)
-        or any(data.find(needle, *span) != -1 for needle in _WAVEFRONT_COLLECTIVES)
+        lambda span: _holds(_wavefront_wide_starts(ctx), *span)
         or _counts_active_lanes(ctx, *span)
         or _assembly_across_lanes(ctx, *span),
     )  # fmt: skip
+
+
+def _holds(starts: list[int], start: int, end: int) -> bool:
+    """Does one of the sorted `starts` fall within start:end?"""
+    index = bisect.bisect_left(starts, start)
+    return index < len(starts) and starts[index] < end
+
+
+def _wavefront_wide_starts(ctx) -> list[int]:
+    """Where the file's code asks for the wavefront (_WAVEFRONT_WIDE, outside comments: `// lanes
+    0-31 of warpSize` asks for nothing) or names a collective of it (_WAVEFRONT_COLLECTIVES, as
+    bytes), in order."""
+
+    def find() -> list[int]:
+        data, root = ctx.source.data, ctx.parsed.root
+        named = (
+            match.start()
+            for match in finditer_each(_WAVEFRONT_WIDE, data)
+            if (node := root.descendant_for_byte_range(match.start(), match.start() + 1)) is None
+            or node.type != "comment"
+        )
+        return sorted({*named, *literal_starts(data, _WAVEFRONT_COLLECTIVES)})
+
+    return ctx.once("wavefront-wide starts", find)
 
 
 # PTX that reads or combines the lanes of a warp beyond a 32-lane shuffle: votes and matches, warp
@@ -124,9 +155,7 @@ def _assembly_across_lanes(ctx, start: int, end: int) -> bool:
     kernels write most of their bodies so). A PTX `shfl.sync` stays within 32 lanes by the ISA's
     definition (its segment is at most a warp), as a width-32 shuffle does. Assembly that is not
     PTX (AMD's, DPP and the like) is taken to work across the wavefront."""
-    starts = ctx.once("asm across lanes", lambda: _starts_across_lanes(ctx.asm_statements))
-    index = bisect.bisect_left(starts, start)
-    return index < len(starts) and starts[index] < end
+    return _holds(ctx.once("asm across lanes", lambda: _starts_across_lanes(ctx.asm_statements)), start, end)
 
 
 def _starts_across_lanes(statements) -> list[int]:
@@ -140,19 +169,6 @@ def _starts_across_lanes(statements) -> list[int]:
         if not statement.in_macro
         and (not looks_like_ptx(statement) or any(_PTX_ACROSS_LANES.search(i) for i in statement.instructions))
     )
-
-
-def _names_the_wavefront(ctx, start: int, end: int) -> bool:
-    """A match of _WAVEFRONT_WIDE in the span's code: one in a comment (`// lanes 0-31 of warpSize`)
-    asks for nothing."""
-    data, root = ctx.source.data, ctx.parsed.root
-    match = _WAVEFRONT_WIDE.search(data, start, end)
-    while match is not None:
-        node = root.descendant_for_byte_range(match.start(), match.start() + 1)
-        if node is None or node.type != "comment":
-            return True
-        match = _WAVEFRONT_WIDE.search(data, node.end_byte, end)
-    return False
 
 
 def _counts_active_lanes(ctx, start: int, end: int) -> bool:
@@ -196,9 +212,19 @@ def _warp_valued_names_in(ctx, function: tree_sitter.Node) -> set[str]:
 
 def warp_valued_names(ctx, start: int, end: int) -> set[str]:
     """The names the file's bytes `start:end` write that are constants of a warp width's value."""
-    constants = ctx.shared_constants
-    words = {match.decode() for match in IDENT_BYTES.findall(ctx.source.data, start, end)}
-    return {word for word in words if constants.get(word) in _WARP_ROLE_VALUES}
+    words = set(IDENT_BYTES.findall(ctx.source.data, start, end)) & _warp_valued_constants(ctx)
+    return {word.decode() for word in words}
+
+
+def _warp_valued_constants(ctx) -> frozenset[bytes]:
+    """The names of the file's constants of a warp width's value, as bytes: a span's words are
+    matched against them as found, not each decoded and looked up (800,000 words over flashinfer's
+    generated kernels)."""
+
+    def find() -> frozenset[bytes]:
+        return frozenset(name.encode() for name, value in ctx.shared_constants.items() if value in _WARP_ROLE_VALUES)
+
+    return ctx.once("warp-valued constants", find)
 
 
 def _per_function(ctx, key: str, function: tree_sitter.Node, answer):
@@ -309,7 +335,14 @@ def _may_reach_warp_operations(ctx, name: str) -> bool:
     """Is `name`, called from outside the file's functions, a warp operation porter does not see as
     one: a function of the project's headers that holds one (its 32s settle in its own file, and
     may widen), a macro of the file's that does, or a name that says it works across the warp?"""
-    return name in ctx.project_warp_functions or name in _warp_macros(ctx) or bool(_WARP_LEVEL_NAME.search(name))
+    return name in ctx.project_warp_functions or name in _warp_macros(ctx) or _says_warp_level(name)
+
+
+@lru_cache(maxsize=8192)
+def _says_warp_level(name: str) -> bool:
+    """Does the name say it works across the warp? Asked of every call of every function a kernel
+    reaches (20,000 times over flashinfer's generated kernels), of a few hundred names."""
+    return _WARP_LEVEL_NAME.search(name) is not None
 
 
 def warp_functions(data: bytes) -> set[str]:
