@@ -89,3 +89,24 @@ def test_a_newer_arch_ptx_arm_with_a_fallback_is_left_to_hip(tmp_path):
     hip_source.write_text("#include <hip/hip_runtime.h>\n" + path.read_text().split("__device__ float touched")[0])
     result = hip_compile(hip_source, tmp_path, targets=("gfx942",), device_only=True)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_a_newer_arch_arm_of_hints_alone_is_left_to_hip(tmp_path):
+    """corpus/arch_guard/hints_hip_skips.cu: `griddepcontrol` and a prefetch under `__CUDA_ARCH__`
+    lower bounds with no fallback (one beside a CUDA version test) are skipped by hip-clang, and a
+    HIP program loses nothing without them: no ARC001, no ARC003, nothing in the arms. The same
+    test around a lane read is reported. hip-clang builds the file as written."""
+    path = CORPUS / "arch_guard" / "hints_hip_skips.cu"
+    file = DiscoveredFile(path=path, rel=path.name, kind=FileKind.CUDA)
+    findings = analyze_file(file, Config(), deep="never", extra_args=None, cap=None).findings
+    lines = path.read_text().splitlines()
+    expected = [number for number, line in enumerate(lines, 1) if "expect: ARC001" in line]
+    assert [f.line for f in findings if f.rule.startswith("ARC")] == expected
+    hints = [
+        number for number, line in enumerate(lines, 1) if 'asm volatile("griddepcontrol' in line or "prefetch." in line
+    ]
+    assert len(hints) == 4 and {f.line for f in findings} & set(hints) == {expected[0] + 1}
+    hip_source = tmp_path / "hints_hip_skips.hip"
+    hip_source.write_text("#include <hip/hip_runtime.h>\n" + path.read_text())
+    result = hip_compile(hip_source, tmp_path, targets=("gfx942",), device_only=True)
+    assert result.returncode == 0, result.stderr[-2000:]

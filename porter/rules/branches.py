@@ -240,7 +240,7 @@ class Branches:
         self._defined_before: set[str] = set()
         self._expanding: set[str] = set()
         self._constants: dict[str, int] = {}  # the values holds_for is given, while it evaluates
-        self._fallbacks: dict[int, bool] = {}  # arm start -> hip_takes_the_fallback
+        self._fallbacks: dict[int, bool] = {}  # arm start -> hip_skips_rightly
         if root is not None and (
             mentions_platform(source.data) or project.mentioned_in(source.data) or _may_guard_newer_ptx(source.data)
         ):
@@ -453,12 +453,12 @@ class Branches:
         return self.source.text(condition.start_byte, condition.end_byte) if condition is not None else "1"
 
     def skipped_by_hip(self, arm: tree_sitter.Node | None) -> bool:
-        """hip_takes_the_fallback, asked once per arm (each ROCm pass asks, and ARC001)."""
+        """hip_skips_rightly, asked once per arm (each ROCm pass asks, ARC001 and ARC003)."""
         if arm is None:
             return False
         key = arm.start_byte
         if key not in self._fallbacks:
-            self._fallbacks[key] = hip_takes_the_fallback(self.source.data, arm)
+            self._fallbacks[key] = hip_skips_rightly(self.source.data, arm)
         return self._fallbacks[key]
 
     def _ifdef_test(self, arm: tree_sitter.Node) -> tuple[str, bool] | None:
@@ -957,7 +957,7 @@ _IF_ZERO = re.compile(rb"#\s*if\s+0\b")
 
 
 def _may_guard_newer_ptx(data: bytes) -> bool:
-    """Could the file hold an arm of newer NVIDIA PTX that HIP skips (hip_takes_the_fallback)?"""
+    """Could the file hold an arm of newer NVIDIA PTX that HIP skips (hip_skips_rightly)?"""
     return b"__CUDA_ARCH__" in data and INLINE_ASM.search(data) is not None
 
 
@@ -987,32 +987,97 @@ def _endif_start(conditional: tree_sitter.Node) -> int | None:
 
 
 INLINE_ASM = re.compile(rb"(?<![\w$])(?:asm|__asm__|__asm)(?:[ \t]+(?:volatile|__volatile__))?[ \t]*\(")
-# `__CUDA_ARCH__ >= 1000`, alone or after `defined(__CUDA_ARCH__) &&`, blanks taken out: false in
-# every pass of hip-clang, which defines no `__CUDA_ARCH__`
-_ARCH_LOWER_BOUND = re.compile(rb"\(?(defined\(?__CUDA_ARCH__\)?&&)?\(?__CUDA_ARCH__>=?\d+\)?\)?")
+# `__CUDA_ARCH__ >= 1000`, blanks taken out, in parentheses or not: false in every pass of
+# hip-clang, which defines no `__CUDA_ARCH__`, and so is any `&&` of which it is a term
+_ARCH_LOWER_BOUND = re.compile(rb"\(?__CUDA_ARCH__>=?\d+\)?")
 
 
-def hip_takes_the_fallback(data: bytes, arm: tree_sitter.Node | None) -> bool:
+def hip_skips_rightly(data: bytes, arm: tree_sitter.Node | None) -> bool:
     """An `#if`/`#elif` arm that tests a lower bound of `__CUDA_ARCH__` around inline assembly,
-    with later arms in plain code: hip-clang reads the test false and compiles those, the only arms
-    that can compile there (the assembly is PTX for a newer NVIDIA GPU), and no fix of porter's
-    changes that (ARC001's is a person's). The arm is NVIDIA's alone: flashinfer's generated MoE
-    kernels guard 576 Blackwell `fma.rn.f32x2` blocks a file so, each with its scalar fallback.
-    A fallback in PTX too (`st.global.cg` where the newer arm stores with `.release`) is the older
-    GPU's semantics, which HIP would inherit: a person's call, so not this."""
+    which hip-clang reads false and is right to skip, as no fix of porter's changes (ARC001's is a
+    person's); the arm is NVIDIA's alone:
+    - later arms in plain code, which hip-clang compiles, the only arms that can compile there (the
+      assembly is PTX for a newer NVIDIA GPU): flashinfer's generated MoE kernels guard 576
+      Blackwell `fma.rn.f32x2` blocks a file so, each with its scalar fallback. A fallback in PTX
+      too (`st.global.cg` where the newer arm stores with `.release`) is the older GPU's
+      semantics, which HIP would inherit: a person's call, so not this;
+    - no later arm, and the assembly only instructions a HIP program loses nothing without
+      (data/ptx.json's `dropped`): flashinfer's `griddepcontrol.wait` before every kernel's
+      first load, for Hopper's programmatic dependent launch."""
     if arm is None or arm.type not in ("preproc_if", "preproc_elif"):
         return False
     condition, alternative = arm.child_by_field_name("condition"), arm.child_by_field_name("alternative")
-    if condition is None or alternative is None:
-        return False
-    if not _ARCH_LOWER_BOUND.fullmatch(re.sub(rb"\s+", b"", data[condition.start_byte : condition.end_byte])):
+    if condition is None or not _false_under_hip(data[condition.start_byte : condition.end_byte]):
         return False
     end = chain_end(arm)
+    if alternative is None:
+        return arm.type == "preproc_if" and _only_dropped_assembly(data[condition.end_byte : end])
     return (
         INLINE_ASM.search(data, condition.end_byte, alternative.start_byte) is not None
         and INLINE_ASM.search(data, alternative.start_byte, end) is None
         and _does_work(data[alternative.start_byte : end])
     )
+
+
+def _false_under_hip(condition: bytes) -> bool:
+    """Is the condition a lower bound of `__CUDA_ARCH__`, or an `&&` with one among its terms?"""
+    return any(_ARCH_LOWER_BOUND.fullmatch(term) for term in _conjuncts(re.sub(rb"\s+", b"", condition)))
+
+
+def _conjuncts(condition: bytes) -> list[bytes]:
+    """The terms of a condition's top-level `&&` (blanks taken out), parentheses around the whole
+    opened first: `(A&&(B>=9))` is A and (B>=9)."""
+    while condition.startswith(b"(") and _closing_paren(condition) == len(condition) - 1:
+        condition = condition[1:-1]
+    terms, depth, start = [], 0, 0
+    for index, char in enumerate(condition):
+        depth += (char == ord("(")) - (char == ord(")"))
+        if depth == 0 and condition.startswith(b"&&", index):
+            terms.append(condition[start:index])
+            start = index + 2
+    return [*terms, condition[start:]]
+
+
+def _closing_paren(text: bytes) -> int | None:
+    depth = 0
+    for index, char in enumerate(text):
+        depth += (char == ord("(")) - (char == ord(")"))
+        if depth == 0:
+            return index
+    return None
+
+
+# an asm statement's template strings, operands and clobbers, up to its `;`
+_ASM_STATEMENT = re.compile(
+    rb"\b(?:asm|__asm__|__asm)\s*(?:volatile|__volatile__)?\s*\(((?:[^;\"]|\"(?:[^\"\\]|\\.)*\")*)\)\s*;", re.S
+)
+_TEMPLATE_STRINGS = re.compile(rb'(?:\s*"(?:[^"\\]|\\.)*")+')  # the template: the strings before the first `:`
+
+
+def _writes_an_operand(after_template: bytes) -> bool:
+    """Does what follows an asm statement's template start with output operands (`: "=r"(x)`)?"""
+    rest = after_template.lstrip()
+    return rest.startswith(b":") and bool(rest[1:].split(b":", 1)[0].strip())
+
+
+def _only_dropped_assembly(body: bytes) -> bool:
+    """Does the arm's body hold asm statements alone (comments and directives aside), each with no
+    output operand and only instructions a HIP program loses nothing without (a prefetch reads its
+    address, and writes nothing)?"""
+    from porter.rules.ptx import asm_template, classify, split_instructions
+
+    statements = list(_ASM_STATEMENT.finditer(body))
+    if not statements or _does_work(_ASM_STATEMENT.sub(b"", body)):
+        return False
+    for statement in statements:
+        inside = statement.group(1)
+        template = _TEMPLATE_STRINGS.match(inside)
+        if template is None or _writes_an_operand(inside[template.end() :]):
+            return False
+        instructions = split_instructions(asm_template(template.group().decode("utf-8", "replace")))
+        if not instructions or any((entry := classify(i)) is None or entry.dropped is None for i in instructions):
+            return False
+    return True
 
 
 def chain_end(node: tree_sitter.Node) -> int:

@@ -31,6 +31,7 @@ class PtxEntry:
     template: str | None
     row_template: str | None = None  # what an instruction that reads the lane becomes in a 32-thread row
     row_use: str | None = None
+    dropped: str | None = None  # why a HIP program loses nothing without the instruction
 
 
 @dataclass
@@ -59,6 +60,7 @@ def ptx_table() -> list[PtxEntry]:
             e.get("template"),
             e.get("row_template"),
             e.get("row_use"),
+            e.get("dropped"),
         )
         for e in raw["instructions"]
     ]
@@ -107,6 +109,11 @@ def _template_of(node: tree_sitter.Node, source: SourceFile) -> str:
     if code is None:
         return ""
     return _template_from(source.text(code.start_byte, code.end_byte))
+
+
+def asm_template(code: str) -> str:
+    """The PTX an asm statement's code holds: its string literals, joined and unescaped."""
+    return _template_from(code)
 
 
 @lru_cache(maxsize=4096)  # a generated file repeats its few templates thousands of times
