@@ -349,8 +349,11 @@ def _version_tests(ctx: FileContext) -> Iterable[Finding]:
         text = ctx.source.data[node.start_byte : node.end_byte]
         if HIP_AWARE.search(text.split(b"\n", 1)[0] if node.type == "preproc_ifdef" else text):
             continue
-        if node.type != "preproc_ifdef" and ctx.branches.skipped_by_hip(node.parent):
-            continue  # `__CUDACC_VER_MAJOR__ >= 12 && __CUDA_ARCH__ >= 900`: false on HIP whatever the version
+        if node.type != "preproc_ifdef" and (
+            ctx.branches.skipped_by_hip(node.parent) or not ctx.branches.hip_reads_the_test(node.parent)
+        ):
+            continue  # `__CUDACC_VER_MAJOR__ >= 12 && __CUDA_ARCH__ >= 900`, false on HIP whatever the
+            # version; an `#elif` after an arm HIP takes, or in code HIP never compiles
         if node.type == "preproc_ifdef":
             text = text.split(b"\n", 1)[0]
         for match in _VERSION.finditer(text):

@@ -452,6 +452,25 @@ class Branches:
         condition = arm.child_by_field_name("condition")
         return self.source.text(condition.start_byte, condition.end_byte) if condition is not None else "1"
 
+    def hip_reads_the_test(self, arm: tree_sitter.Node) -> bool:
+        """Does some ROCm pass evaluate the `#if`/`#elif` arm's test: is the code around its chain
+        compiled there, with no earlier arm of the chain taken? `#elif CUDART_VERSION >= X` after
+        `#if defined(GGML_USE_HIP)` is NVIDIA's question alone."""
+        head = arm
+        while head.parent is not None and head.type in ("preproc_elif", "preproc_else", "preproc_elifdef"):
+            head = head.parent
+        earlier = []
+        current: tree_sitter.Node | None = head
+        while current is not None and current.start_byte < arm.start_byte:
+            earlier.append(current)
+            current = current.child_by_field_name("alternative")
+        outer = self.live_at(head.start_byte)
+        return any(
+            outer[env.name] is not False and all(self._arm_test(other, env) is not True for other in earlier)
+            for env in ENVIRONMENTS
+            if env.rocm
+        )
+
     def skipped_by_hip(self, arm: tree_sitter.Node | None) -> bool:
         """hip_skips_rightly, asked once per arm (each ROCm pass asks, ARC001 and ARC003)."""
         if arm is None:
