@@ -32,6 +32,7 @@ from porter.rules.brackets import function_named_before
 from porter.rules.device import (
     IDENT_BYTES,
     SHUFFLE_CALLS,
+    VarClass,
     binary_parts,
     call_arguments,
     for_parts,
@@ -137,9 +138,29 @@ def _wavefront_wide_starts(ctx) -> list[int]:
             if (node := root.descendant_for_byte_range(match.start(), match.start() + 1)) is None
             or node.type != "comment"
         )
-        return sorted({*named, *literal_starts(data, _WAVEFRONT_COLLECTIVES)})
+        return sorted({*named, *literal_starts(data, _WAVEFRONT_COLLECTIVES), *_lanes_to_64_by_name(ctx)})
 
     return ctx.once("wavefront-wide starts", find)
+
+
+# a thread's lane or warp taken with a constant of the wavefront's width, as `% 64` takes it with a
+# literal: what the divisor must be, by operator
+_WAVEFRONT_DIVISORS = {"%": 64, "/": 64, "&": 63, ">>": 6}
+
+
+def _lanes_to_64_by_name(ctx) -> list[int]:
+    """Where the file takes a thread's index with a named constant of 64 (`threadIdx.x % WARP_SIZE`,
+    `WARP_SIZE` 64): its code counts lanes to a 64-lane wavefront. llama.cpp's HIP build once set
+    WARP_SIZE so and kept its width-32 shuffles: each half-wavefront's sum reached the lane that
+    writes a 64-thread warp's slot. A name with one value per platform has no value here."""
+    found = []
+    for node, left, operator, right in ctx.device.binaries(tuple(_WAVEFRONT_DIVISORS), ordered=False):
+        if unparenthesized(right).type == "number_literal" or ctx.value_of(right) != _WAVEFRONT_DIVISORS[operator]:
+            continue  # a literal is _WAVEFRONT_WIDE's
+        classes = ctx.device.expression_classes(left)
+        if VarClass.THREAD in classes or VarClass.LANE in classes:
+            found.append(node.start_byte)
+    return found
 
 
 # PTX that reads or combines the lanes of a warp beyond a 32-lane shuffle: votes and matches, warp
