@@ -364,6 +364,9 @@ def _copies_a_mask(ctx: FileContext, value: tree_sitter.Node) -> bool:
     where the mask has them; a part selected by a constant (`votes & 1`) or shifted does not."""
     while value.type == "parenthesized_expression" and value.named_child_count == 1:
         value = value.named_children[0]
+    if value.type == "cast_expression":  # `(unsigned)votes & below`: the cast cuts it as the variable does
+        inner = value.child_by_field_name("value")
+        return inner is not None and _copies_a_mask(ctx, inner)
     if value.type == "identifier":
         return VarClass.MASK in ctx.device.expression_classes(value)
     if value.type != "binary_expression":
@@ -413,9 +416,16 @@ _STATIC_CAST = re.compile(r"static_cast\s*<\s*([^<>]+?)\s*>")
 
 
 def _narrowing_cast(ctx: FileContext, value: tree_sitter.Node) -> tuple[Edit, ...]:
-    """The edit that widens a cast to 32 bits around the vote itself (`(unsigned)__ballot(p)`,
-    `static_cast<uint32_t>(…)`): the declaration widened alone would still hold the cast's 32 bits."""
+    """The edits that widen a cast to 32 bits around the vote itself (`(unsigned)__ballot(p)`,
+    `static_cast<uint32_t>(…)`), or around a mask a part of it is selected from (`(unsigned)votes &
+    below`): the declaration widened alone would still hold the cast's 32 bits."""
     value = unparenthesized(value)
+    if value.type == "binary_expression":
+        parts = [value.child_by_field_name(f) for f in ("left", "operator", "right")]
+        if None in parts or parts[1].type not in ("&", "|", "^"):
+            return ()
+        sides = [side for side in (parts[0], parts[2]) if _copies_a_mask(ctx, side) or holds_a_vote(ctx, side)]
+        return tuple(edit for side in sides for edit in _narrowing_cast(ctx, side))
     if value.type == "cast_expression":
         cast_type = value.child_by_field_name("type")
         if cast_type is not None:
