@@ -110,3 +110,19 @@ def test_a_newer_arch_arm_of_hints_alone_is_left_to_hip(tmp_path):
     hip_source.write_text("#include <hip/hip_runtime.h>\n" + path.read_text())
     result = hip_compile(hip_source, tmp_path, targets=("gfx942",), device_only=True)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_an_unguarded_launch_hint_says_there_is_nothing_to_port():
+    """corpus/async_copy/hopper_features.cu: `griddepcontrol` outside any guard is compiled for HIP
+    too; ASY005 says what it is for and that HIP loses nothing without it (data/ptx.json's
+    `dropped`), where a wgmma is a kernel to redesign."""
+    path = CORPUS / "async_copy" / "hopper_features.cu"
+    file = DiscoveredFile(path=path, rel=path.name, kind=FileKind.CUDA)
+    findings = [
+        f for f in analyze_file(file, Config(), deep="never", extra_args=None, cap=None).findings if f.rule == "ASY005"
+    ]
+    lines = path.read_text().splitlines()
+    hint = next(number for number, line in enumerate(lines, 1) if "griddepcontrol" in line and "asm" in line)
+    messages = {f.line: f.message for f in findings}
+    assert "keep it for NVIDIA and out of the HIP build" in messages[hint]
+    assert all("no AMD counterpart" in message for line, message in messages.items() if line != hint)

@@ -49,3 +49,11 @@ __device__ void warpgroup_fence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");  // expect: ASY005
   asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");  // expect: ASY005
 }
+
+// programmatic dependent launch, unguarded: compiled for HIP too, with nothing there to port
+__global__ void released_early(float* out, int early) {
+  if (early) {
+    asm volatile("griddepcontrol.launch_dependents;");  // expect: ASY005
+  }
+  out[threadIdx.x] = 1.0f;
+}

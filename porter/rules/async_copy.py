@@ -77,15 +77,16 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         return
     yield from find_patterns(ctx, PATTERNS)
     for statement in ctx.asm_statements:
-        by_rule: dict[str, list[str]] = {}
+        by_rule: dict[str, list[tuple[str, str | None]]] = {}
         for instruction, entry in statement.entries():
             if entry is not None and entry.family == "async-copy" and entry.rule:
-                by_rule.setdefault(entry.rule, []).append(opcode(instruction))
-        for rule_id, opcodes in by_rule.items():
+                by_rule.setdefault(entry.rule, []).append((opcode(instruction), entry.dropped))
+        for rule_id, found in by_rule.items():
             rule = _BY_ID[rule_id]
-            yield rule.finding(
-                ctx,
-                statement.start,
-                statement.end,
-                f"PTX {', '.join(dict.fromkeys(opcodes))}: {rule.summary.lower()} has no AMD counterpart",
-            )
+            opcodes = ", ".join(dict.fromkeys(name for name, _ in found))
+            reasons = list(dict.fromkeys(dropped for _, dropped in found))
+            if None in reasons:
+                message = f"PTX {opcodes}: {rule.summary.lower()} has no AMD counterpart"
+            else:  # griddepcontrol: nothing to port, only to keep out of the HIP build
+                message = f"PTX {opcodes}: {'; '.join(reasons)}; keep it for NVIDIA and out of the HIP build"
+            yield rule.finding(ctx, statement.start, statement.end, message)
