@@ -110,6 +110,12 @@ def render(counts: dict[str, Counter], files: int, seconds: float) -> str:
         "",
         f"target_macro_width.hip (a HIP port's warp width chosen by a project macro a target list defines), against porter at {TARGET_MACROS['commit']}:",
         f"{TARGET_MACROS['result']} ({TARGET_MACROS['why']}).",
+        "",
+        f"named_wavefront_width.hip (a HIP build's WARP_SIZE of 64 beside width-32 shuffles), against porter at {NAMED_WAVEFRONT['commit']}:",
+        f"{NAMED_WAVEFRONT['result']} ({NAMED_WAVEFRONT['why']}).",
+        "",
+        f"ballot_count.cu's vote cast down to 32 bits where its lanes below are taken, against porter at {CAST_VOTE['commit']}:",
+        f"{CAST_VOTE['result']} ({CAST_VOTE['why']}).",
     ]
     return "\n".join(lines) + "\n"
 
@@ -166,6 +172,20 @@ TARGET_MACROS = {
     "result": "warp-size recall 0/1 at gfx90a (the case's expectation is gfx90a's alone, outside the table)",
     "why": "a width chosen by a project macro that a list of targets defines, read in gfx90a's pass as gfx942's "
     "64, unreported (bitsandbytes' `IS_CDNA`, its PR 2059)",
+}
+
+NAMED_WAVEFRONT = {
+    "commit": "aa82cdd",
+    "result": "warp-size recall 0/3",
+    "why": "`threadIdx.x % WARP_SIZE` with WARP_SIZE 64 read as no question of the wavefront, so the kernel was "
+    "taken for rows of 32 and its ladder from 16, its width-32 shuffle and its 32 per-warp slots went unreported "
+    "(llama.cpp's issue 3630)",
+}
+
+CAST_VOTE = {
+    "commit": "ec6cb18",
+    "result": "lane-mask recall 3/4 in that kernel",
+    "why": "`unsigned before = (unsigned)votes & lanes_below` unreported as a truncated mask: the cast hid the vote",
 }
 
 # measured once, by hand, with the same files and porter at the commit before this work
