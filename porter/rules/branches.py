@@ -32,6 +32,7 @@ from typing import NamedTuple
 import tree_sitter
 
 from porter.parse import captures, captures_apart, directive_skeleton, is_include_guard
+from porter.rules.brackets import closing_of
 from porter.rules.device import enclosing, literal_value
 from porter.rules.names import INCLUDE_LINE, file_name
 from porter.rules.patterns import finditer_each
@@ -1046,7 +1047,7 @@ def _false_under_hip(condition: bytes) -> bool:
 def _conjuncts(condition: bytes) -> list[bytes]:
     """The terms of a condition's top-level `&&` (blanks taken out), parentheses around the whole
     opened first: `(A&&(B>=9))` is A and (B>=9)."""
-    while condition.startswith(b"(") and _closing_paren(condition) == len(condition) - 1:
+    while condition.startswith(b"(") and closing_of(condition, 0, ord("("), ord(")")) == len(condition) - 1:
         condition = condition[1:-1]
     terms, depth, start = [], 0, 0
     for index, char in enumerate(condition):
@@ -1055,15 +1056,6 @@ def _conjuncts(condition: bytes) -> list[bytes]:
             terms.append(condition[start:index])
             start = index + 2
     return [*terms, condition[start:]]
-
-
-def _closing_paren(text: bytes) -> int | None:
-    depth = 0
-    for index, char in enumerate(text):
-        depth += (char == ord("(")) - (char == ord(")"))
-        if depth == 0:
-            return index
-    return None
 
 
 # an asm statement's template strings, operands and clobbers, up to its `;`
