@@ -309,15 +309,59 @@ def directive_skeleton(data: bytes) -> tree_sitter.Node:
     ERROR node that swallows an `#if`, as a conditional inside a template's head does), its
     conditionals still nest here as the preprocessor reads them."""
     kept = []
-    continued = False
+    continued = in_comment = False
     for line in data.split(b"\n"):
-        keep = _directive_line(line, continued)
-        kept.append(line if keep else _blanked(line))
-        continued = keep and line.endswith(b"\\")
+        directive = continued or (not in_comment and line.lstrip().startswith(b"#"))
+        if directive or (in_comment and line.lstrip().startswith(b"#")):
+            kept.append(line)  # a directive inside a comment stays one too: the comment holds it
+            in_comment = _comment_open_after(line, in_comment)
+        elif b"/*" in line or b"*/" in line:
+            # only the comments of a code line: `f(a, /*b=*/0,` kept whole left a call open that
+            # swallowed the directives after it (flashinfer's decode.cuh)
+            comments, in_comment = _comments_of(line, in_comment)
+            kept.append(comments)
+        else:
+            kept.append(_blanked(line))
+        continued = directive and line.endswith(b"\\")
     return _parser().parse(b"\n".join(kept)).root_node
 
 
 _BLANKS = re.compile(rb"[^\r]")
+# what a code line holds that a comment's state depends on: a comment's delimiters, a line comment,
+# and literals (a `/*` in a string opens nothing)
+_COMMENT_SYNTAX = re.compile(rb'/\*|\*/|//|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+
+
+def _comments_of(line: bytes, in_comment: bool) -> tuple[bytes, bool]:
+    """The line with everything but its comments blanked (delimiters and text kept, at their
+    offsets), and whether a block comment is still open at its end."""
+    out, position = bytearray(_blanked(line)), 0
+    while position < len(line):
+        if in_comment:
+            close = line.find(b"*/", position)
+            stop = len(line) if close == -1 else close + 2
+            out[position:stop] = line[position:stop]
+            if close == -1:
+                return bytes(out), True
+            position, in_comment = stop, False
+            continue
+        match = _COMMENT_SYNTAX.search(line, position)
+        if match is None:
+            break
+        token = match.group()
+        if token == b"//":
+            out[match.start() :] = line[match.start() :]
+            break
+        if token == b"/*":
+            in_comment, position = True, match.start()
+            continue
+        position = match.end()  # a literal, or a stray `*/`
+    return bytes(out), in_comment
+
+
+def _comment_open_after(line: bytes, in_comment: bool) -> bool:
+    """Is a block comment open at the end of the line (a directive's trailing `/* …` included)?"""
+    return _comments_of(line, in_comment)[1]
 
 
 def _blanked(line: bytes) -> bytes:

@@ -174,3 +174,37 @@ def test_a_cuda_name_in_the_nvidia_arm_of_a_broken_tree_is_not_reported(tmp_path
     found = [(f.line, f.rule) for f in scan([path], Config()).findings]
     assert (8, "API004") not in found and (10, "API004") in found
     assert not any(line in (14, 16) for line, _ in found)  # the launch bounds of each platform's arm
+
+
+# A code line with a comment inside it (`/*batch=*/`) before a conditional, in a file whose tree
+# breaks: the skeleton keeps that line's comment, not its code, whose open call swallowed the
+# directives after it (flashinfer's decode.cuh, where `griddepcontrol.wait` arms went unread).
+COMMENTED_ARGUMENT = (
+    BROKEN_TREE
+    + b"""void call(float* s, int pos, int head) {
+  s[0] = transform(s, s[0], /*qo_idx=*/0, /*kv_idx=*/pos,
+                   head);
+  bool mask = keep(s, /*qo_idx=*/0, /*kv_idx=*/pos, head,
+                   pos);
+  s[1] = output(s, s[1], /*batch_idx=*/0, /*qo_idx=*/0,
+                head); /* a comment left open
+#if 0 inside the comment is no conditional
+  */
+#if defined(__HIP_PLATFORM_AMD__)
+  hip_path(s);
+#else
+  cuda_path(s);
+#endif
+}
+"""
+)
+
+
+def test_a_code_line_with_a_comment_does_not_swallow_the_directives_after_it():
+    source = SourceFile(path=Path("t.cu"), rel="t.cu", kind=FileKind.CUDA, data=COMMENTED_ARGUMENT)
+    root = parse(source).root
+    assert root.has_error
+    branches = Branches(source, root)
+    lines = COMMENTED_ARGUMENT.split(b"\n")
+    hip, cuda = (next(n for n, line in enumerate(lines, 1) if word in line) for word in (b"hip_path", b"cuda_path"))
+    assert (_side_of_line(branches, source, hip), _side_of_line(branches, source, cuda)) == (Side.ROCM, Side.CUDA_ONLY)
