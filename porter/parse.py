@@ -11,7 +11,7 @@ import bisect
 import dataclasses
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -285,45 +285,46 @@ def parse(source: SourceFile, stand_ins: Mapping[bytes, bytes] | None = None) ->
 
 def directives(source: SourceFile, constants: bool = True, also: re.Pattern[bytes] | None = None) -> ParsedFile:
     """The file's preprocessor directives and, with `constants`, its constant declarations alone,
-    parsed: other lines are left out (comment delimiters kept, so a directive inside a comment stays
-    inside it), but those `also` finds. What a header's conditionals and macros say costs a
+    parsed: other lines are left out but their comments (so a directive inside a comment stays
+    inside it), and those `also` finds. What a header's conditionals and macros say costs a
     fraction of a full parse this way."""
-    kept = []
-    continued = False
-    for line in source.data.split(b"\n"):
-        keep = (
-            _directive_line(line, continued)
-            or (constants and b"const" in line)
-            or (also is not None and also.search(line) is not None)
-        )
-        if keep:
-            kept.append(line)
-        continued = keep and line.endswith(b"\\")
+
+    def wanted(line: bytes) -> bool:
+        return (constants and b"const" in line) or (also is not None and also.search(line) is not None)
+
+    kept = [view for line, view in _directive_view(source.data, wanted) if view is not None]
     compact = dataclasses.replace(source, data=b"\n".join(kept) + b"\n", _line_starts=[])
     return ParsedFile(compact, _parser().parse(compact.data))
 
 
 def directive_skeleton(data: bytes) -> tree_sitter.Node:
     """The file's preprocessor directives parsed alone, at their own offsets: every other line is
-    blanked (comment delimiters kept, as in `directives`). Where the file's own tree breaks (an
-    ERROR node that swallows an `#if`, as a conditional inside a template's head does), its
-    conditionals still nest here as the preprocessor reads them."""
-    kept = []
+    blanked but its comments (as in `directives`). Where the file's own tree breaks (an ERROR node
+    that swallows an `#if`, as a conditional inside a template's head does), its conditionals still
+    nest here as the preprocessor reads them."""
+    kept = [view if view is not None else _blanked(line) for line, view in _directive_view(data)]
+    return _parser().parse(b"\n".join(kept)).root_node
+
+
+def _directive_view(data: bytes, wanted=None) -> Iterator[tuple[bytes, bytes | None]]:
+    """Each line, and what a parse of the directives keeps of it: the whole line for a directive (or
+    its continuation) and where `wanted` says so; its comments alone, at their offsets, for another
+    line that holds a comment delimiter; None for the rest. The comment state carries across
+    lines: a directive inside a comment stays inside it. A code line kept whole for its comment
+    (`f(a, /*b=*/0,`) left a call open that swallowed the directives after it (flashinfer's
+    decode.cuh)."""
     continued = in_comment = False
     for line in data.split(b"\n"):
-        directive = continued or (not in_comment and line.lstrip().startswith(b"#"))
-        if directive or (in_comment and line.lstrip().startswith(b"#")):
-            kept.append(line)  # a directive inside a comment stays one too: the comment holds it
-            in_comment = _comment_open_after(line, in_comment)
+        whole = continued or line.lstrip().startswith(b"#") or (wanted is not None and wanted(line))
+        if whole:
+            yield line, line
+            in_comment = _comments_of(line, in_comment)[1]
         elif b"/*" in line or b"*/" in line:
-            # only the comments of a code line: `f(a, /*b=*/0,` kept whole left a call open that
-            # swallowed the directives after it (flashinfer's decode.cuh)
             comments, in_comment = _comments_of(line, in_comment)
-            kept.append(comments)
+            yield line, comments
         else:
-            kept.append(_blanked(line))
-        continued = directive and line.endswith(b"\\")
-    return _parser().parse(b"\n".join(kept)).root_node
+            yield line, None
+        continued = whole and line.endswith(b"\\")
 
 
 _BLANKS = re.compile(rb"[^\r]")
@@ -359,21 +360,10 @@ def _comments_of(line: bytes, in_comment: bool) -> tuple[bytes, bool]:
     return bytes(out), in_comment
 
 
-def _comment_open_after(line: bytes, in_comment: bool) -> bool:
-    """Is a block comment open at the end of the line (a directive's trailing `/* …` included)?"""
-    return _comments_of(line, in_comment)[1]
-
-
 def _blanked(line: bytes) -> bytes:
     """The line's bytes as spaces, a carriage return kept: most lines hold none, and a run of spaces
     as long costs a tenth of the substitution (22,000 lines over flashinfer's headers)."""
     return _BLANKS.sub(b" ", line) if b"\r" in line else b" " * len(line)
-
-
-def _directive_line(line: bytes, continued: bool) -> bool:
-    """Does a directive parse keep the line: a directive, a continuation of one, or a line with a
-    comment delimiter (so that a directive inside a comment stays inside it)?"""
-    return continued or line.lstrip().startswith(b"#") or b"/*" in line or b"*/" in line
 
 
 def captures_apart(root: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
