@@ -457,9 +457,7 @@ class Branches:
         """Does some ROCm pass evaluate the `#if`/`#elif` arm's test: is the code around its chain
         compiled there, with no earlier arm of the chain taken? `#elif CUDART_VERSION >= X` after
         `#if defined(GGML_USE_HIP)` is NVIDIA's question alone."""
-        head = arm
-        while head.parent is not None and head.type in ("preproc_elif", "preproc_else", "preproc_elifdef"):
-            head = head.parent
+        head = chain_head(arm)
         earlier = []
         current: tree_sitter.Node | None = head
         while current is not None and current.start_byte < arm.start_byte:
@@ -1094,10 +1092,17 @@ def _only_dropped_assembly(body: bytes) -> bool:
 def chain_end(node: tree_sitter.Node) -> int:
     """The end of the whole `#if`…`#endif` chain that an arm, or an arm's condition, belongs to:
     its first arm's node holds the rest (and, in a directive skeleton, ends before the `#endif`)."""
-    directive = node if node.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef") else node.parent
-    while directive.parent is not None and directive.type in ("preproc_elif", "preproc_else", "preproc_elifdef"):
-        directive = directive.parent
+    directive = chain_head(
+        node if node.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef") else node.parent
+    )
     return max(directive.end_byte, _endif_start(directive) or 0)
+
+
+def chain_head(arm: tree_sitter.Node) -> tree_sitter.Node:
+    """The `#if`/`#ifdef` that opens the chain an arm belongs to: its node holds the later arms."""
+    while arm.parent is not None and arm.type in ("preproc_elif", "preproc_else", "preproc_elifdef"):
+        arm = arm.parent
+    return arm
 
 
 # what a stub arm holds: comments, directives, `(void)x;` casts, traps and asserts

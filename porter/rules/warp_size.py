@@ -1343,14 +1343,11 @@ def _reads(ctx: FileContext, function: tree_sitter.Node, word: bytes) -> list[in
     once in each of its scopes); a comment's mention is no read."""
     found = []
     for node in identifiers_named(ctx.parsed.root, ctx.source.data, word.decode(), within=function):
-        if function.start_byte <= node.start_byte and node.end_byte <= function.end_byte:
-            holder = node.parent
-            if not (
-                holder is not None
-                and holder.type == "init_declarator"
-                and node == holder.child_by_field_name("declarator")
-            ):
-                found.append(node.start_byte)
+        holder = node.parent
+        if not (
+            holder is not None and holder.type == "init_declarator" and node == holder.child_by_field_name("declarator")
+        ):
+            found.append(node.start_byte)
     return found
 
 
