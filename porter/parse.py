@@ -372,6 +372,11 @@ def captures_apart(root: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
     return tree_sitter.QueryCursor(query(_INDEX_QUERY)).captures(root)
 
 
+# The stand-in of a function-like macro the parser reads best as nothing at all, its arguments
+# included: `__cluster_dims__(N, 1, 1)`, whose list no keyword of the grammar takes.
+BLANKED_WITH_ARGUMENTS = b""
+
+
 def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
     copy = None
     for name, stand_in in stand_ins.items():
@@ -381,9 +386,29 @@ def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
             end = at + len(name)
             if stands_alone(data, at, end) and not _in_directive(data, at):
                 copy = copy if copy is not None else bytearray(data)
-                copy[at:end] = stand_in
+                if stand_in == BLANKED_WITH_ARGUMENTS:
+                    end = _after_arguments(data, end)
+                    copy[at:end] = bytes(b if b == 0x0A else 0x20 for b in data[at:end])  # lines stay
+                else:
+                    copy[at:end] = stand_in
             at = data.find(name, end)
     return bytes(copy) if copy is not None else data
+
+
+def _after_arguments(data: bytes, end: int) -> int:
+    """Where a macro's parenthesised arguments, after `end`, end; `end` itself where none follow
+    or they do not close (the name alone is blanked then)."""
+    at = end
+    while at < len(data) and data[at] in b" \t\r\n":
+        at += 1
+    if at >= len(data) or data[at] != ord("("):
+        return end
+    depth = 0
+    for index in range(at, min(len(data), at + 4096)):  # an attribute's arguments are short
+        depth += {0x28: 1, 0x29: -1}.get(data[index], 0)
+        if depth == 0:
+            return index + 1
+    return end
 
 
 # -- conditional arms whose braces do not balance ------------------------------------------

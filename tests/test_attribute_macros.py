@@ -119,3 +119,24 @@ def test_cudas_align_macro_for_vector_types_reads_as_alignas_too():
     data = b"typedef struct __CUDA_ALIGN__(32) {\n  float array[8];\n} float8;\n"  # as cuda_bf16.h's users write it
     assert parse(_make(data, "k.h")).has_errors
     assert not parse(_make(data, "k.h"), stand_ins(data)).has_errors
+
+
+def test_a_cluster_kernel_is_a_kernel_and_its_cluster_dims_are_still_reported(tmp_path):
+    # as flashinfer's fast_topk_clusters_exact.cuh writes it: as written, the tree reads a function
+    # named `__cluster_dims__` and the kernel's own name as nothing
+    data = (
+        b"template <typename T, int NClusters>\n"
+        b"__global__ __launch_bounds__(1024) void __cluster_dims__(NClusters, 1, 1)\n"
+        b"    topk_kernel(const T* __restrict__ logits, int* out) {\n"
+        b"  int cluster = blockIdx.x / NClusters;\n  out[cluster] = (int)logits[threadIdx.x];\n}\n"
+    )
+    parsed = parse(_make(data, "k.cu"), stand_ins(data))
+    assert not parsed.has_errors
+    (definition,) = captures("(function_definition) @f", parsed.root)["f"]
+    name = definition.child_by_field_name("declarator").child_by_field_name("declarator")
+    assert data[name.start_byte : name.end_byte] == b"topk_kernel"
+    (tmp_path / "k.cu").write_bytes(data)
+    result = scan([tmp_path], Config(), jobs=1, deep=Deep.NEVER)
+    assert [k["name"] for k in result.files[0].kernels] == ["topk_kernel"]
+    cluster = [f for f in result.findings if f.rule == "ASY004"]  # read in the file as written
+    assert [data[f.span.start_byte : f.span.end_byte] for f in cluster] == [b"__cluster_dims__"]

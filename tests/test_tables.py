@@ -215,8 +215,9 @@ def test_library_attribute_macros_match_their_headers():
             continue
         text = re.sub(r"\\\n\s*", " ", header.read_text(errors="replace"))  # definitions continued on the next line
         definitions = {
-            re.sub(rf"\b{parameter}\b", "n", body).strip()  # the parameter's name, as the table writes it: n
-            for parameter, body in re.findall(rf"#\s*define {re.escape(name)}\((\w+)\)[ \t]+([^\n]+)", text)
+            # the parameter's name (`__VA_ARGS__` where it is `...`), as the table writes it: n
+            re.sub(rf"\b{'__VA_ARGS__' if parameter == '...' else parameter}\b", "n", body).strip()
+            for parameter, body in re.findall(rf"#\s*define {re.escape(name)}\((\w+|\.\.\.)\)[ \t]+([^\n]+)", text)
         }
         assert entry["cuda"] in definitions, (name, definitions)
         checked += 1

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import tree_sitter
 
-from porter.parse import captures, initializers
+from porter.parse import BLANKED_WITH_ARGUMENTS, captures, initializers
 from porter.parse import define_names as _define_names
 from porter.rules import portable
 from porter.rules.names import ShimIndex
@@ -393,7 +393,11 @@ def _function_like_stand_ins() -> dict[bytes, bytes]:
     (a kernel bounded at R rows of 32 threads stays one), and as a macro the parser takes it for the
     function's name."""
     table = read_data("attribute_macros.json")["function_like"]
-    found = {name.encode(): entry["stand_in"].encode().ljust(len(name)) for name, entry in table.items()}
+    # an empty stand-in stays empty: the parse blanks the macro with its arguments (parse.BLANKED_WITH_ARGUMENTS)
+    found = {
+        name.encode(): entry["stand_in"].encode().ljust(len(name)) if entry["stand_in"] else BLANKED_WITH_ARGUMENTS
+        for name, entry in table.items()
+    }
     found[portable.LAUNCH_BOUNDS.encode()] = b"__launch_bounds__".ljust(len(portable.LAUNCH_BOUNDS))
     return found
 
@@ -404,7 +408,7 @@ def stand_ins(data: bytes, project: dict[str, str | None] | None = None) -> dict
     name's width so that every byte offset stays; blanks where it expands to attributes the rules
     do not ask about. A name narrower than its specifier (`DINLINE`) stays as written: the
     device facts read its expansion from the text (specifier_macros). CUDA's function-like
-    `__align__(n)` reads as `alignas  (n)`."""
+    `__align__(n)` reads as `alignas  (n)`, and `__cluster_dims__(x, y, z)` as blanks."""
     known = {**library_attribute_macros(), **(project or {})}
     if b"#" in data and b"define" in data:
         known.update(_file_attribute_macros(data, known))
