@@ -395,9 +395,14 @@ def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
     return bytes(copy) if copy is not None else data
 
 
+_PAREN_DEPTH = {ord("("): 1, ord(")"): -1}
+_NOT_IN_ARGUMENTS = frozenset(b";{}")  # an attribute's arguments hold no statement or block
+
+
 def _after_arguments(data: bytes, end: int) -> int:
-    """Where a macro's parenthesised arguments, after `end`, end; `end` itself where none follow
-    or they do not close (the name alone is blanked then)."""
+    """Where a macro's parenthesised arguments, after `end`, end; `end` itself where none follow,
+    or where they do not close before a `;`, `{` or `}` (a name in a comment: `see
+    __cluster_dims__(` with code on the lines after it): the name alone is blanked then."""
     at = end
     while at < len(data) and data[at] in b" \t\r\n":
         at += 1
@@ -405,7 +410,10 @@ def _after_arguments(data: bytes, end: int) -> int:
         return end
     depth = 0
     for index in range(at, min(len(data), at + 4096)):  # an attribute's arguments are short
-        depth += {0x28: 1, 0x29: -1}.get(data[index], 0)
+        byte = data[index]
+        if byte in _NOT_IN_ARGUMENTS:
+            return end
+        depth += _PAREN_DEPTH.get(byte, 0)
         if depth == 0:
             return index + 1
     return end

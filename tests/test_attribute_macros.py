@@ -147,3 +147,16 @@ def test_a_kernel_behind_a_function_like_attribute_is_a_kernel_and_the_attribute
     if attribute.startswith(b"__cluster_dims__"):  # the rules read the file as written
         cluster = [f for f in result.findings if f.rule == "ASY004"]
         assert [data[f.span.start_byte : f.span.end_byte] for f in cluster] == [b"__cluster_dims__"]
+
+
+def test_an_attribute_named_in_a_comment_with_an_open_parenthesis_blanks_only_its_name():
+    # the argument list would run into the code after the comment: only the name is blanked
+    data = (
+        b"// the attribute: __cluster_dims__(x, y, z\n"
+        b"__global__ void k(float* out) { out[0] = 1.0f; }\n"
+        b"// where (x, y, z) are the cluster's extents)\n"
+    )
+    parsed = parse(_make(data, "k.cu"), stand_ins(data))
+    assert not parsed.has_errors
+    (definition,) = captures("(function_definition) @f", parsed.root)["f"]
+    assert data[definition.start_byte : definition.end_byte].startswith(b"__global__ void k(")
