@@ -143,6 +143,7 @@ CASES = [
     ),
     # launch bounds: CUDA 12.4's register cap
     ("__global__ void __maxnreg__(64) k(float* x) { x[0] = 0; }", ["LBD004"]),
+    ("__global__ void __block_size__((256, 1, 1)) k(float* x) { x[0] = 0; }", ["LBD005"]),
     # FP8 conversion intrinsics
     (D.format("return (float)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);"), ["NUM001", "NUM001"]),
     # compute-capability tests, directly or through a variable

@@ -84,7 +84,21 @@ MAX_REGISTERS = Rule(
     use_instead="`__attribute__((amdgpu_num_vgpr(N)))` or, better, `amdgpu_waves_per_eu` for the occupancy wanted, under `__HIP_PLATFORM_AMD__`.",
 )
 
-RULES = (MIN_BLOCKS, CLUSTER_BOUND, DYNAMIC_SHARED_ATTRIBUTE, MAX_REGISTERS)
+BLOCK_SIZE = Rule(
+    id="LBD005",
+    unsupported_on_amd=True,
+    name="block-size-attribute",
+    category="launch-bounds",
+    severity=Severity.ERROR,
+    fix=FixKind.SUGGESTED,
+    summary="`__block_size__` block shape",
+    what="Finds CUDA 12.9's `__block_size__((x, y, z))` kernel attribute, and its second list, `((x, y, z), (cx, cy, cz))`, a cluster's shape.",
+    why="hip-clang does not know it: the file does not build. AMD has no attribute that fixes a kernel's launch shape, and no clusters for the second list.",
+    example="__global__ void __block_size__((256, 1, 1)) k(float* x);",
+    use_instead="`__launch_bounds__(x * y * z)` under `__HIP_PLATFORM_AMD__`, and the launch's own `<<<grid, dim3(x, y, z)>>>`; a cluster's shape has no counterpart (see ASY004).",
+)
+
+RULES = (MIN_BLOCKS, CLUSTER_BOUND, DYNAMIC_SHARED_ATTRIBUTE, MAX_REGISTERS, BLOCK_SIZE)
 COMPAT_MACRO = portable.LAUNCH_BOUNDS
 
 
@@ -93,6 +107,8 @@ def amd_waves_per_eu(max_threads: int, min_blocks: int, wavefront: int) -> int:
 
 
 _MAX_REGISTERS = re.compile(WORD_START + rb"__maxnreg__\s*\(\s*[^)]*\)")
+# `__block_size__((256, 1, 1))` or `__block_size__((128, 1, 1), (2, 1, 1))`: the second list a cluster's
+_BLOCK_SIZE = re.compile(WORD_START + rb"__block_size__\s*\(\s*\([^()]*\)\s*(,\s*\([^()]*\)\s*)?\)")
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:
@@ -102,11 +118,22 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         yield from _launch_bounds(ctx)
     if b"FuncSetAttribute" in ctx.source.data:
         yield from _attributes(ctx)
-    if b"__maxnreg__" not in ctx.source.data:
-        return
-    for match in finditer(_MAX_REGISTERS, ctx.source.data):
-        if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
+    if b"__maxnreg__" in ctx.source.data:
+        for match in _in_code(ctx, _MAX_REGISTERS):
             yield MAX_REGISTERS.finding(ctx, match.start(), match.end(), "`__maxnreg__` has no meaning for hip-clang")
+    if b"__block_size__" in ctx.source.data:
+        for match in _in_code(ctx, _BLOCK_SIZE):
+            cluster = ", and its second list is a cluster's shape, which AMD lacks" if match.group(1) else ""
+            yield BLOCK_SIZE.finding(
+                ctx, match.start(), match.end(), f"`__block_size__` has no meaning for hip-clang{cluster}"
+            )
+
+
+def _in_code(ctx: FileContext, pattern: re.Pattern[bytes]):
+    """The pattern's matches in code, not in comments or strings."""
+    for match in finditer(pattern, ctx.source.data):
+        if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
+            yield match
 
 
 def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
