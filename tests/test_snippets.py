@@ -266,3 +266,21 @@ def test_typed_tile_is_an_error_before_the_fixed_release(tmp_path):
 )
 def test_fp8_types_that_carry_a_target_dependent_format(tmp_path, name, code, expected):
     assert [r for r in rules_for(tmp_path, code, name=name) if r.startswith("NUM")] == expected
+
+
+def test_three_argument_bounds_read_their_blocks_and_keep_the_compat_macro(tmp_path):
+    """tree-sitter-cuda wraps the middle of three bound arguments in an ERROR node with its comma:
+    the blocks are read through it, and one block still takes the compat macro (which drops the
+    cluster size for hip-clang), where two arguments with one block need nothing."""
+    path = tmp_path / "bounds.cu"
+    path.write_text(
+        "__global__ void __launch_bounds__(256, 2, 4) k(float* x) { x[0] = 0; }\n"
+        "__global__ void __launch_bounds__(256, 1, 4) j(float* x) { x[0] = 0; }\n"
+        "__global__ void __launch_bounds__(256, 1) i(float* x) { x[0] = 0; }\n"
+    )
+    result = analyze_file(DiscoveredFile(path, path.name, FileKind.CUDA), Config(), Deep.NEVER, None)
+    blocks = [f for f in result.findings if f.rule == "LBD001"]
+    assert [f.span.line for f in blocks] == [1, 2]
+    assert blocks[0].message.startswith("`__launch_bounds__(256, 2)`: hip-clang reads 2 as waves per SIMD")
+    assert "the same occupancy is 2 on wave64" in blocks[0].message
+    assert all(edit.replacement == b"PORTER_LAUNCH_BOUNDS" for f in blocks for edit in f.edits)

@@ -140,7 +140,7 @@ def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
     for node in captures("(launch_bounds) @l", ctx.parsed.root).get("l", []):
         if ctx.source.data.startswith(COMPAT_MACRO.encode(), node.start_byte):
             continue  # a port's bounds, which the parser reads as `__launch_bounds__` (consteval.stand_ins)
-        arguments = [a for a in node.named_children if a.type != "comment"]
+        arguments = _bound_arguments(node)
         if len(arguments) >= 3:
             yield CLUSTER_BOUND.finding(
                 ctx, arguments[2].start_byte, arguments[2].end_byte, "a maximum cluster size has no meaning on AMD"
@@ -150,8 +150,9 @@ def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
         keyword = node.children[0]
         texts = [ctx.source.text(a.start_byte, a.end_byte) for a in arguments[:2]]
         values = [evaluate(t, ctx.shared_constants) for t in texts]
-        if values[1] == 1:
+        if values[1] == 1 and len(arguments) < 3:
             continue  # one block of the maximum size fits on both platforms: nothing to convert
+        # (with a cluster size after it, the compat macro is what drops that for hip-clang)
         message = f"`__launch_bounds__({texts[0]}, {texts[1]})`: hip-clang reads {texts[1]} as waves per SIMD, not blocks per SM"
         severity = None
         if None not in values:
@@ -167,6 +168,18 @@ def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
         yield MIN_BLOCKS.finding(
             ctx, arguments[1].start_byte, arguments[1].end_byte, message, edits=(edit,), severity=severity
         )
+
+
+def _bound_arguments(node) -> list:
+    """The bounds' arguments, comments left out. tree-sitter-cuda reads the middle one of three as an
+    ERROR node with its comma (`__launch_bounds__(256, 1, 4)`): its expression is the argument."""
+    arguments = []
+    for child in node.named_children:
+        if child.type == "ERROR":
+            arguments.extend(part for part in child.named_children if part.type != "comment")
+        elif child.type != "comment":
+            arguments.append(child)
+    return arguments
 
 
 def _attributes(ctx: FileContext) -> Iterable[Finding]:
