@@ -388,7 +388,7 @@ def _stood_in(data: bytes, stand_ins: Mapping[bytes, bytes]) -> bytes:
                 copy = copy if copy is not None else bytearray(data)
                 if stand_in == BLANKED_WITH_ARGUMENTS:
                     end = _after_arguments(data, end)
-                    copy[at:end] = bytes(b if b == 0x0A else 0x20 for b in data[at:end])  # lines stay
+                    copy[at:end] = _NOT_NEWLINE.sub(b" ", data[at:end])  # lines stay
                 else:
                     copy[at:end] = stand_in
             at = data.find(name, end)

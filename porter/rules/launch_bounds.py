@@ -12,7 +12,7 @@ from porter.rules import portable
 from porter.rules.base import FileContext, Rule
 from porter.rules.consteval import evaluate
 from porter.rules.device import SET_ATTRIBUTE_CALLS, call_arguments
-from porter.rules.patterns import CODE_CONTEXTS, WORD_START, finditer
+from porter.rules.patterns import find_patterns, pattern
 from porter.targets import known as targets
 
 SIMDS_PER_CU = 4  # execution units per compute unit on CDNA and RDNA
@@ -106,9 +106,19 @@ def amd_waves_per_eu(max_threads: int, min_blocks: int, wavefront: int) -> int:
     return max(1, math.ceil(min_blocks * math.ceil(max_threads / wavefront) / SIMDS_PER_CU))
 
 
-_MAX_REGISTERS = re.compile(WORD_START + rb"__maxnreg__\s*\(\s*[^)]*\)")
-# `__block_size__((256, 1, 1))` or `__block_size__((128, 1, 1), (2, 1, 1))`: the second list a cluster's
-_BLOCK_SIZE = re.compile(WORD_START + rb"__block_size__\s*\(\s*\([^()]*\)\s*(,\s*\([^()]*\)\s*)?\)")
+_CLUSTER_LIST = re.compile(r"\)\s*,\s*\(")  # `__block_size__((128, 1, 1), (2, 1, 1))`: a cluster's shape second
+
+
+def _block_size_message(text: str) -> str:
+    cluster = ", and its second list is a cluster's shape, which AMD lacks" if _CLUSTER_LIST.search(text) else ""
+    return f"`__block_size__` has no meaning for hip-clang{cluster}"
+
+
+# kernel attributes hip-clang does not know, found where they stand in code
+_UNKNOWN_ATTRIBUTES = (
+    pattern(r"(?<![\w$])__maxnreg__\s*\(\s*[^)]*\)", MAX_REGISTERS, "`__maxnreg__` has no meaning for hip-clang", needles=("__maxnreg__",)),
+    pattern(r"(?<![\w$])__block_size__\s*\(\s*\([^()]*\)\s*(,\s*\([^()]*\)\s*)?\)", BLOCK_SIZE, _block_size_message, needles=("__block_size__",)),
+)  # fmt: skip
 
 
 def check(ctx: FileContext) -> Iterable[Finding]:
@@ -118,22 +128,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
         yield from _launch_bounds(ctx)
     if b"FuncSetAttribute" in ctx.source.data:
         yield from _attributes(ctx)
-    if b"__maxnreg__" in ctx.source.data:
-        for match in _in_code(ctx, _MAX_REGISTERS):
-            yield MAX_REGISTERS.finding(ctx, match.start(), match.end(), "`__maxnreg__` has no meaning for hip-clang")
-    if b"__block_size__" in ctx.source.data:
-        for match in _in_code(ctx, _BLOCK_SIZE):
-            cluster = ", and its second list is a cluster's shape, which AMD lacks" if match.group(1) else ""
-            yield BLOCK_SIZE.finding(
-                ctx, match.start(), match.end(), f"`__block_size__` has no meaning for hip-clang{cluster}"
-            )
-
-
-def _in_code(ctx: FileContext, pattern: re.Pattern[bytes]):
-    """The pattern's matches in code, not in comments or strings."""
-    for match in finditer(pattern, ctx.source.data):
-        if ctx.parsed.context_at(match.start(), match.end()) in CODE_CONTEXTS:
-            yield match
+    yield from find_patterns(ctx, _UNKNOWN_ATTRIBUTES)
 
 
 def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
