@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 import pytest
 from corpus_cases import CORPUS
@@ -145,3 +146,19 @@ def test_a_pool_scan_reports_what_one_process_does(corpus_scan, monkeypatch):
     assert pooled.findings == corpus_scan.findings
     with_edits = next(f for f in corpus_scan.findings if f.edits)
     assert pickle.loads(pickle.dumps(with_edits)) == with_edits
+
+
+def test_findings_of_one_text_share_it_however_they_arrive(corpus_scan):
+    """A finding's texts are held once however many findings repeat them (a large tree's half a
+    million findings repeat a few thousand messages): two findings of one message, each sent over
+    from a worker or read back from the cache as its own copy, hold the same string object."""
+    import pickle
+
+    from porter.findings import Finding
+
+    repeated = Counter(f.message for f in corpus_scan.findings).most_common(1)[0][0]
+    first, second = [f for f in corpus_scan.findings if f.message == repeated][:2]
+    sent = [pickle.loads(pickle.dumps(finding)) for finding in (first, second)]
+    cached = [Finding.from_row(json.loads(json.dumps(finding.to_row()))) for finding in (first, second)]
+    for one, other in (sent, cached):
+        assert one.message == repeated and one.message is other.message
