@@ -79,10 +79,12 @@ def to_stdout(output: Path | None) -> bool:
     return output is None or str(output) == "-"
 
 
-def write_output(text: str, output: Path | None) -> None:
-    """Print, or write atomically: a temporary file in the same directory, then a rename."""
+def write_output(text: str | list[bytes], output: Path | None) -> None:
+    """Print, or write atomically: a temporary file in the same directory, then a rename. `text`
+    may come as the UTF-8 parts it is written in (report.text.findings_listing)."""
     if to_stdout(output):
-        sys.stdout.write(text)
+        for part in [text] if isinstance(text, str) else text:
+            sys.stdout.write(part if isinstance(part, str) else part.decode("utf-8", "surrogateescape"))
         return
     write_output_file(output, text)
 
@@ -132,7 +134,7 @@ def scan(
 def _scan(paths, format, output, target, rocm_version, jobs, deep, no_cache, keep_going) -> None:
     from porter.config import load_config
     from porter.report.sarif import to_sarif
-    from porter.report.text import findings_listing, join_listing
+    from porter.report.text import findings_listing
     from porter.scan import Deep
     from porter.scan import scan as run_scan
 
@@ -144,22 +146,17 @@ def _scan(paths, format, output, target, rocm_version, jobs, deep, no_cache, kee
     result = _with_progress(
         lambda progress: run_scan(paths, config, jobs=jobs, deep=deep_mode, use_cache=not no_cache, progress=progress)
     )
-    listing: list[str] = []
+    text: str | list[bytes]
     if format is ScanFormat.JSON:
         text = json_document(result.to_json())
     elif format is ScanFormat.SARIF:
         text = json_document(to_sarif(result.findings, result.root.resolve().as_uri() + "/"))
     else:
         findings = result.findings
-        listing = findings_listing(findings, result.summary(findings))
+        text = findings_listing(findings, result.summary(findings))
         del findings
     unreadable = result.unreadable
-    # the results have served: the listing is joined, and copied whole twice more (the output, its
-    # memo record), without them (flashinfer's whole package: 541,462 findings, a 713 MB peak beside them)
-    del result
-    if format is ScanFormat.TEXT:
-        text = join_listing(listing)
-        del listing
+    del result  # the results have served: what is written and recorded goes out without them beside it
     write_output(text, output)
     if unreadable and not keep_going:
         shown = "; ".join(unreadable[:5]) + (f"; and {len(unreadable) - 5} more" if len(unreadable) > 5 else "")

@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 
 from porter.atomic import write_cache_entry, write_output_file
 from porter.home import cache_dir
@@ -70,14 +71,25 @@ def replay(arguments: list[str]) -> bool:
     return True
 
 
-def record(text: str, output: str | None) -> None:
-    """Keep this run's output under the key replay missed (best effort: an unwritable cache is no error)."""
+def record(text: str | list[bytes], output: str | None) -> None:
+    """Keep this run's output (its text, or the UTF-8 parts it was written in) under the key replay
+    missed (best effort: an unwritable cache is no error)."""
     global _pending
     if _pending is None:
         return
     target, _pending = _entry(_pending), None
-    document = {"text": text, "output": None if output is None else os.path.abspath(output)}
-    write_cache_entry(target, json.dumps(document).encode())
+    write_cache_entry(target, _document(text, None if output is None else os.path.abspath(output)))
+
+
+def _document(text: str | list[bytes], output: str | None) -> Iterator[bytes]:
+    """The record, {"output": …, "text": …}, in parts: the text's string a part at a time, each
+    part's characters escaped as JSON escapes them in the whole, so that a large tree's text is not
+    copied whole twice more (escaped, then encoded)."""
+    yield b'{"output": ' + json.dumps(output).encode() + b', "text": "'
+    for part in [text] if isinstance(text, str) else text:
+        part = part if isinstance(part, str) else part.decode("utf-8", "surrogateescape")
+        yield json.dumps(part)[1:-1].encode()
+    yield b'"}'
 
 
 def _well_formed(record) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 KERNEL = b"__global__ void k(int *out) { int lane = threadIdx.x % 32; out[threadIdx.x] = lane * warpSize; }\n"
+LANE_ID = b'__global__ void l(int *o) { int lane; asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane)); o[0] = lane; }\n'
 BALLOT = b"__global__ void v(unsigned *o, int p) { unsigned m = __ballot_sync(0xffffffff, p); o[0] = m; }\n"
 
 
@@ -28,6 +29,14 @@ def _scan(tree: Path, cache: Path, *options: str, env: dict | None = None) -> su
     return subprocess.run(
         [sys.executable, "-m", "porter", "scan", str(tree), "--format", "json", *options],
         capture_output=True, text=True, env=environment, check=False,
+    )  # fmt: skip
+
+
+def _scan_text(tree: Path, cache: Path) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "PORTER_CACHE": str(cache)}
+    return subprocess.run(
+        [sys.executable, "-m", "porter", "scan", str(tree)],
+        capture_output=True, encoding="utf-8", env=environment, check=False,
     )  # fmt: skip
 
 
@@ -81,6 +90,19 @@ def test_other_options_and_environments_run_again(tree, tmp_path):
     _poison(cache)
     assert "REPLAYED" not in _scan(tree, cache, "--target", "gfx90a").stdout
     assert "REPLAYED" not in _scan(tree, cache, env={"PORTER_EXTRA": "1"}).stdout
+
+
+def test_a_text_listing_is_recorded_and_replayed_as_printed(tree, tmp_path):
+    """The listing is written and recorded in parts, never joined: the record holds the printed
+    text, non-ASCII characters (the `→` of ASM001's message) and timing line included, and the
+    replay prints it byte for byte."""
+    (tree / "lane.cu").write_bytes(LANE_ID)
+    cache = tmp_path / "cache"
+    first = _scan_text(tree, cache)
+    assert first.returncode == 0 and "→" in first.stdout and first.stdout.endswith("s\n")
+    [record] = _records(cache)
+    assert json.loads(record.read_text(encoding="utf-8"))["text"] == first.stdout
+    assert _scan_text(tree, cache).stdout == first.stdout
 
 
 def test_no_cache_neither_replays_nor_records(tree, tmp_path):

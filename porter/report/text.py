@@ -8,19 +8,14 @@ from itertools import groupby
 from porter.findings import Finding
 
 
-def join_listing(parts: list[str]) -> str:
-    """The parts, a line each, the last ended too: in one join, where adding the last newline to
-    the joined text would copy it whole once more."""
-    return "\n".join([*parts, ""])
-
-
-def findings_listing(findings: list[Finding], summary: dict) -> list[str]:
-    """The listing's parts, one per file and one per closing line: joined (join_listing) once the
-    findings can go, where a large tree's results would otherwise wait beside two copies of its
-    text (flashinfer's whole package: 541,462 findings, 149 MB of text, its arrows making it two
-    bytes a character)."""
-    lines = [_file_listing(file, group) for file, group in groupby(findings, key=lambda f: f.file)]
-    lines.append(_summary_line(summary))
+def findings_listing(findings: list[Finding], summary: dict) -> list[bytes]:
+    """The listing as UTF-8, in parts of whole lines: one per file, then the closing lines. The
+    parts are written one after another (cli.write_output, memo.record) and never joined: a large
+    tree's text beside its results and the copies a join and an encoding make of it was most of a
+    scan's memory (flashinfer's whole package: 541,462 findings, 149 MB of text, its arrows making
+    it two bytes a character, and a 531 MB peak)."""
+    parts = [_file_listing(file, group) for file, group in groupby(findings, key=lambda f: f.file)]
+    lines = [_summary_line(summary)]
     for error in summary.get("file_errors", []):
         lines.append(f"error: {error['file']}: {error['error']}")
     clang = summary.get("libclang", {})
@@ -31,16 +26,23 @@ def findings_listing(findings: list[Finding], summary: dict) -> list[str]:
         )
     if clang.get("failed"):
         lines.append(f"note: libclang could not parse {clang['failed']} file(s); their tree-sitter findings stand")
-    return lines
+    parts.extend(_encoded(line + "\n") for line in lines)
+    return parts
 
 
-def _file_listing(file: str, findings) -> str:
+def _encoded(text: str) -> bytes:
+    # a path that was not UTF-8 on disk comes back as its own bytes
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _file_listing(file: str, findings) -> bytes:
+    """The file's name, a line per finding and an empty line."""
     lines = [file]
     for f in findings:
         where = f"{f.span.line}:{f.span.column}"
         lines.append(f"  {where:>9}  {f.rule}  {f.severity:<7}  {f.fix:<9}  {f.message}")
-    lines.append("")
-    return "\n".join(lines)
+    lines.append("\n")
+    return _encoded("\n".join(lines))
 
 
 def _summary_line(summary: dict) -> str:
