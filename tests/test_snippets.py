@@ -281,6 +281,9 @@ def test_three_argument_bounds_read_their_blocks_and_keep_the_compat_macro(tmp_p
     result = analyze_file(DiscoveredFile(path, path.name, FileKind.CUDA), Config(), Deep.NEVER, None)
     blocks = [f for f in result.findings if f.rule == "LBD001"]
     assert [f.span.line for f in blocks] == [1, 2]
-    assert blocks[0].message.startswith("`__launch_bounds__(256, 2)`: hip-clang reads 2 as waves per SIMD")
+    assert blocks[0].message.startswith("`__launch_bounds__(256, 2, 4)`: hip-clang reads 2 as waves per SIMD")
     assert "the same occupancy is 2 on wave64" in blocks[0].message
+    assert all(
+        f.message.endswith("drops the maximum cluster size `4`, a third argument hip-clang rejects") for f in blocks
+    )
     assert all(edit.replacement == b"PORTER_LAUNCH_BOUNDS" for f in blocks for edit in f.edits)

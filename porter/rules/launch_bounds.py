@@ -148,7 +148,8 @@ def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
         if values[1] == 1 and len(arguments) < 3:
             continue  # one block of the maximum size fits on both platforms: nothing to convert
         # (with a cluster size after it, the compat macro is what drops that for hip-clang)
-        message = f"`__launch_bounds__({texts[0]}, {texts[1]})`: hip-clang reads {texts[1]} as waves per SIMD, not blocks per SM"
+        written = ", ".join(ctx.source.text(a.start_byte, a.end_byte) for a in arguments)
+        message = f"`__launch_bounds__({written})`: hip-clang reads {texts[1]} as waves per SIMD, not blocks per SM"
         severity = None
         if None not in values:
             converted = {
@@ -159,6 +160,9 @@ def _launch_bounds(ctx: FileContext) -> Iterable[Finding]:
             )
             if converted and all(v == values[1] for v in converted.values()):
                 severity = Severity.INFO  # the numbers happen to agree for these targets
+        if len(arguments) >= 3:
+            cluster = ctx.source.text(arguments[2].start_byte, arguments[2].end_byte)
+            message += f"; the compat macro also drops the maximum cluster size `{cluster}`, a third argument hip-clang rejects"
         edit = Edit(keyword.start_byte, keyword.end_byte, COMPAT_MACRO.encode())
         yield MIN_BLOCKS.finding(
             ctx, arguments[1].start_byte, arguments[1].end_byte, message, edits=(edit,), severity=severity
