@@ -42,12 +42,13 @@ def nvcc_compile_each(paths: Iterable[Path], workdir: Path) -> dict[Path, subpro
 
 
 def hip_compile(
-    path: Path, workdir: Path, targets=("gfx90a", "gfx942"), extra=(), device_only=False
+    path: Path, workdir: Path, targets=("gfx90a", "gfx942"), extra=(), device_only=False, hip=None
 ) -> subprocess.CompletedProcess:
     """`device_only` skips the host pass and its code generation. clang still checks every host
     function in each device pass (an undeclared name or a wrong call in one is an error there too);
-    what it leaves out is code under `#ifndef __HIP_DEVICE_COMPILE__` and host code generation."""
-    hip = require_hip()
+    what it leaves out is code under `#ifndef __HIP_DEVICE_COMPILE__` and host code generation.
+    `hip`: a toolchain other than the default one."""
+    hip = hip or require_hip()
     arches = [f"--offload-arch={t}" for t in targets]
     only = ["--offload-device-only"] if device_only else []
     command = hip.command(

@@ -800,6 +800,45 @@ def declared_type(source: SourceFile, function: tree_sitter.Node, name: str, ele
     return None
 
 
+def element_type(source: SourceFile, function: tree_sitter.Node, node: tree_sitter.Node) -> str | None:
+    """The type a pointer expression points to, as written: from a cast (`(const at::Half*)p`,
+    `reinterpret_cast<__half2*>(p)`) or from the function's declaration of the pointer or array it
+    is built from (`p`, `&p[i]`, `p + i`, `offset + p`). None where that is not known here."""
+    node = unparenthesized(node)
+    if node.type == "cast_expression":  # `(int)x` is no pointer
+        cast = node.child_by_field_name("type")
+        return _pointee(source.text(cast.start_byte, cast.end_byte)) if cast is not None else None
+    if node.type == "call_expression":  # `reinterpret_cast<__half2*>(p)`, `static_cast<…>(p)`
+        function_node = node.child_by_field_name("function")
+        if function_node is None or function_node.type != "template_function":
+            return None
+        name = function_node.child_by_field_name("name")
+        written = source.text(name.start_byte, name.end_byte) if name is not None else ""
+        target = function_node.child_by_field_name("arguments")
+        if written not in ("reinterpret_cast", "static_cast", "const_cast") or target is None:
+            return None
+        return _pointee(source.text(target.start_byte + 1, target.end_byte - 1))
+    if node.type == "pointer_expression" and source.text(node.start_byte, node.start_byte + 1) == "&":
+        inner = unparenthesized(node.child_by_field_name("argument"))
+        if inner.type != "subscript_expression":
+            return None
+        node = inner.child_by_field_name("argument")
+    elif node.type == "binary_expression":
+        # pointer arithmetic: the one operand declared as a pointer is the one read through
+        sides = (node.child_by_field_name("left"), node.child_by_field_name("right"))
+        found = [t for side in sides if side is not None and (t := element_type(source, function, side))]
+        return found[0] if len(found) == 1 else None
+    if node is None or node.type != "identifier":
+        return None
+    return declared_type(source, function, source.text(node.start_byte, node.end_byte), element=True)
+
+
+def _pointee(written: str) -> str | None:
+    """`const at::Half *` as `at::Half`; None for what is not a pointer to one level."""
+    text = re.sub(r"\bconst\b|\bvolatile\b|\s", "", written)
+    return text[:-1] if text.endswith("*") and not text.endswith("**") else None
+
+
 def _declares(source: SourceFile, declarator: tree_sitter.Node, name: str, element: bool) -> bool:
     """`name` itself (`&name` too: a reference holds its type) or, for an `element`, `*name`,
     `* __restrict__ name` or `name[]`: one level of pointer (or an array) to the type."""

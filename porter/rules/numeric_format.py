@@ -8,6 +8,7 @@ from functools import cache
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
+from porter.rules.device import call_arguments, element_type
 from porter.rules.patterns import CODE_CONTEXTS, finditer_each, search
 from porter.rules.tables import read_data
 from porter.targets import RocmVersion
@@ -75,7 +76,39 @@ HALF_INTERNALS = Rule(
     use_instead="`__half_as_ushort(h)`, `__ushort_as_half(u)`, `__halves2half2`, or `memcpy`/`__builtin_bit_cast` for the 32-bit view.",
 )
 
-RULES = (FP8_TYPE, FP8_MAX, MISSING_INTRINSIC, HALF_INTERNALS)
+HALF_ATOMIC_ADD = Rule(
+    id="NUM005",
+    name="half-atomic-add-missing",
+    category="numeric-format",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="`atomicAdd` of a `__half`, `__nv_bfloat16` or a pair of them, which HIP does not overload",
+    what="""
+        Finds `atomicAdd(p, v)` where `p` points to a `__half`, `__half2`, `__nv_bfloat16` or
+        `__nv_bfloat162` (`half`, `nv_bfloat16` and HIP's spellings too), as the function declares
+        `p` (a parameter or a local) or a cast says: `p`, `&p[i]`, `p + i`,
+        `reinterpret_cast<__half2*>(q)`. A project that defines such an overload itself (a ROCm
+        branch's `atomicAdd(half* address, half val)`) is taken at its word, in every file.
+        """,
+    why="""
+        CUDA overloads atomicAdd for `__half2` (sm_60), `__half` (sm_70) and the bfloat16 types
+        (sm_80). HIP declares it for none of them (HIP 6.4's `unsafeAtomicAdd(__half2*)` aside,
+        which need not work on fine-grained memory): hip-clang stops with "no matching function for
+        call to 'atomicAdd'".
+        """,
+    example="""
+        __global__ void accumulate(__half* sum, const __half* x) { atomicAdd(sum, x[threadIdx.x]); }
+        """,
+    use_instead="""
+        The compat header's `atomicAdd` for 16-bit floats and their pairs: a compare-and-swap loop
+        on the 32-bit word that holds the value, each sum taken in float and rounded once to the
+        type, as CUDA rounds it. Where speed matters and the memory is coarse-grained,
+        `unsafeAtomicAdd` of a `__half2` uses gfx90a's and gfx942's packed atomic add.
+        """,
+    fixed_by_compat_header=True,
+)
+
+RULES = (FP8_TYPE, FP8_MAX, MISSING_INTRINSIC, HALF_INTERNALS, HALF_ATOMIC_ADD)
 
 # Patterns kept apart by their leading literal, which the regex engine finds by a fast scan, and
 # merged by position (finditer_each). One alternation would be tried at every byte; patterns.finditer
@@ -185,6 +218,7 @@ def check(ctx: FileContext) -> Iterable[Finding]:
                     ctx, match.start(), match.end(), f"448 is OCP E4M3's maximum; {_fnuz_format(why, 'e4m3')}"
                 )
     yield from _missing_intrinsics(ctx)
+    _half_atomic_adds(ctx)
     if not any(needle in data for needle in _HALF_INTERNAL_NEEDLES):
         return
     for match in _code_matches(ctx, _HALF_INTERNAL):
@@ -195,6 +229,40 @@ def check(ctx: FileContext) -> Iterable[Finding]:
             match.start(),
             match.end(),
             f"`{match.group().decode(errors='replace')}` depends on CUDA's layout of half types",
+        )
+
+
+# -- NUM005: atomicAdd of 16-bit floats -------------------------------------------------------
+# A project that defines the overload itself (exllamav2's compat.cuh, under USE_ROCM) vetoes the key in
+# any of its files; the calls are pending findings of that key, which each calling file claims.
+HALF_ATOMIC_ADD_KEY = "half-atomic-add"
+_HALF_TYPE = re.compile(r"(?:__)?half2?|(?:__)?nv_bfloat162?|__hip_bfloat162?")
+_HALF_ATOMIC_OVERLOAD = re.compile(
+    rb"(?<![\w$])atomicAdd\s*\(\s*(?:volatile\s+)?(?:__)?(?:half2?|nv_bfloat162?|hip_bfloat162?)\s*\*\s*\w+\s*,"
+)
+
+
+def _half_atomic_adds(ctx: FileContext) -> None:
+    data = ctx.source.data
+    if b"atomicAdd" not in data or ctx.parsed.root is None:
+        return
+    if search(_HALF_ATOMIC_OVERLOAD, data):
+        ctx.project.vetoes.add(HALF_ATOMIC_ADD_KEY)
+    if ctx.portable:
+        return  # the compat header's overloads serve its calls
+    for _, call in ctx.device.calls_named("atomicAdd"):
+        function = ctx.device.function_of(call).node
+        arguments = call_arguments(call)
+        if function is None or len(arguments) != 2:
+            continue
+        element = element_type(ctx.source, function, arguments[0])
+        if element is None or not _HALF_TYPE.fullmatch(element.removeprefix("::")):
+            continue
+        name = call.child_by_field_name("function")
+        message = f"`atomicAdd` of `{element}`: HIP declares no such overload, so this does not compile"
+        ctx.project.claims.add(HALF_ATOMIC_ADD_KEY)
+        ctx.project.pending.append(
+            (HALF_ATOMIC_ADD_KEY, HALF_ATOMIC_ADD.finding(ctx, name.start_byte, name.end_byte, message))
         )
 
 

@@ -9,7 +9,7 @@ from porter.findings import Finding, FixKind, Severity
 from porter.parse import Context, captures, identifiers_named
 from porter.rules.base import FileContext, Rule
 from porter.rules.build import blank_comments
-from porter.rules.device import call_arguments, declared_type, template_parameters, unparenthesized
+from porter.rules.device import call_arguments, element_type, template_parameters
 from porter.rules.patterns import WORD_START, find_patterns, finditer_each, pattern, search
 from porter.rules.warp_size import _in_constant_context
 from porter.source import FileKind, encoded_length
@@ -217,28 +217,7 @@ def _loaded_type(ctx: FileContext, function, call) -> str | None:
     local) or a cast: `in + i`, `in + offset + i`, `&in[i]` and `(const at::Half*)p` included. None
     where unknown."""
     arguments = call_arguments(call)
-    return _element_type(ctx, function, arguments[0]) if len(arguments) == 1 else None
-
-
-def _element_type(ctx: FileContext, function, node) -> str | None:
-    node = unparenthesized(node)
-    if node.type == "cast_expression":  # `(const at::Half*)p`: the type pointed to; `(int)x` is no pointer
-        cast = node.child_by_field_name("type")
-        text = re.sub(r"\bconst\b|\bvolatile\b|\s", "", ctx.source.text(cast.start_byte, cast.end_byte)) if cast else ""
-        return text[:-1] if text.endswith("*") and not text.endswith("**") else None
-    if node.type == "pointer_expression" and ctx.source.text(node.start_byte, node.start_byte + 1) == "&":
-        inner = unparenthesized(node.child_by_field_name("argument"))
-        if inner.type != "subscript_expression":
-            return None
-        node = inner.child_by_field_name("argument")
-    elif node.type == "binary_expression":
-        # pointer arithmetic: the one operand declared as a pointer is the one read through
-        sides = (node.child_by_field_name("left"), node.child_by_field_name("right"))
-        found = [t for side in sides if side is not None and (t := _element_type(ctx, function, side))]
-        return found[0] if len(found) == 1 else None
-    if node is None or node.type != "identifier":
-        return None
-    return declared_type(ctx.source, function, ctx.source.text(node.start_byte, node.end_byte), element=True)
+    return element_type(ctx.source, function, arguments[0]) if len(arguments) == 1 else None
 
 
 def _template_type_names(ctx: FileContext, function) -> set[str]:
