@@ -1,11 +1,11 @@
-"""`atomicAdd` of 16-bit floats (NUM005): CUDA overloads it for `__half`, `__half2` and the bfloat16
-types, HIP for none of them.
+"""16-bit atomics HIP lacks: `atomicAdd` of 16-bit floats (NUM005), which CUDA overloads for `__half`,
+`__half2` and the bfloat16 types, and the 16-bit `atomicCAS` (API012) that projects build their own on.
 
 exllamav2 0.0.4's GEMM kernels add `half2` results into their output with `atomicAdd(out, r)`; its
 ROCm branch (compat.cuh, under `USE_ROCM`) defines the overloads itself. Without them the kernels do
 not compile for gfx942 ("no matching function for call to 'atomicAdd'", HIP 6.4): the scan names the
 calls, and the compat header declares the overloads, whose compare-and-swap arithmetic is run here on
-the CPU against the correctly rounded sums.
+the CPU against the correctly rounded sums (and the 16-bit compare-and-swap against its definition).
 """
 
 from __future__ import annotations
@@ -52,6 +52,26 @@ void launch(half2* o, const half2* r, __half* s, const float* x, __nv_bfloat16* 
 }
 """
 
+# a project's own half atomicMax on the 16-bit compare-and-swap, as real code writes it
+SHORT_CAS = """#include <cuda_fp16.h>
+
+__device__ __half atomic_max_half(__half* address, __half value) {
+  unsigned short int old = *(unsigned short int*)address;
+  while (__hgt(value, __ushort_as_half(old))) {
+    unsigned short int assumed = old;
+    old = atomicCAS((unsigned short int*)address, assumed, __half_as_ushort(value));
+    if (old == assumed) break;
+  }
+  return __ushort_as_half(old);
+}
+
+__global__ void claim(__half* top, const __half* x, unsigned short* flags, unsigned int* words) {
+  atomic_max_half(top, x[threadIdx.x]);
+  atomicCAS(&flags[threadIdx.x & 3], (unsigned short)0, (unsigned short)1);
+  atomicCAS(words, 0u, 1u);
+}
+"""
+
 PROJECT_OVERLOAD = """#pragma once
 #include <cuda_fp16.h>
 #if defined(USE_ROCM)
@@ -76,6 +96,29 @@ def test_each_add_of_a_16_bit_float_is_named_and_no_other(tree):
     """A pair through pointer arithmetic, a scalar through `&p[i]`, a pair through a cast; not the
     float, nor the template's `scalar_t`, which this file instantiates with float."""
     assert _adds(tree) == [(6, "half2"), (11, "__half"), (12, "__nv_bfloat162")]
+
+
+def test_each_16_bit_compare_and_swap_is_named_and_the_port_builds_on_either_hip(tmp_path):
+    tree, out = tmp_path / "tree", tmp_path / "port"
+    tree.mkdir()
+    (tree / "claim.cu").write_text(SHORT_CAS, encoding="utf-8")
+    assert [(f.line, f.rule) for f in scan([tree], Config()).findings if f.rule == "API012"] == [
+        (7, "API012"),
+        (15, "API012"),
+    ]
+    renamed = tmp_path / "renamed.hip"
+    renamed.write_text(
+        "#include <hip/hip_runtime.h>\n" + SHORT_CAS.replace("cuda_fp16.h", "hip/hip_fp16.h"), encoding="utf-8"
+    )
+    original = hip_compile(renamed, tmp_path, targets=("gfx942",))
+    assert original.stderr.count("no matching function for call to 'atomicCAS'") == 2, original.stderr[-2000:]
+    convert(ConvertOptions(tree, out, "portable"), Config(), None)
+    assert [f.rule for f in scan([out], Config()).findings if f.rule == "API012"] == []
+    for hip in {toolchains.find_hip_toolchain(), toolchains.find_sysroot_toolchain()} - {None}:
+        port = hip_compile(out / "claim.cu", tmp_path, targets=("gfx942", "gfx1100"), hip=hip)
+        assert port.returncode == 0, port.stderr[-2000:]
+    nvidia = nvcc_compile(out / "claim.cu", tmp_path)
+    assert nvidia.returncode == 0, nvidia.stderr[-2000:]
 
 
 def test_a_project_that_defines_the_overload_is_left_alone(tree):
@@ -188,7 +231,22 @@ static int check(T (*random)(), T (*rounded)(double), const char* name) {
   }
   return 0;
 }
+static int check_compare_and_swap() {  // CUDA's: the old 16 bits, written only where they equal `compare`
+  for (int trial = 0; trial < 200000; ++trial) {
+    alignas(4) unsigned short word[2] = {(unsigned short)next(), (unsigned short)next()};
+    const int at = trial & 1;
+    const unsigned short before = word[at], other = word[1 - at], value = (unsigned short)next();
+    const unsigned short compare = (trial & 2) ? before : (unsigned short)next();
+    const unsigned short old = atomicCAS(&word[at], compare, value);
+    if (old != before || word[at] != (compare == before ? value : before) || word[1 - at] != other) {
+      std::printf("atomicCAS: %x at %d compared with %x, swapped for %x, gave %x and left %x\n", before, at, compare, value, old, word[at]);
+      return 1;
+    }
+  }
+  return 0;
+}
 int main() {
+  if (check_compare_and_swap()) return 1;
   if (check<half_t, half2_t, true>(random_half, rounded_half, "half") || check<bf16_t, bf162_t, true>(random_bf16, rounded_bf16, "bf16") ||
       check<bare_bf16_t, bare_bf162_t, false>(random_bare_bf16, rounded_bare_bf16, "HIP 5 bf16"))
     return 1;

@@ -11,7 +11,7 @@ from porter.findings import Edit, Engine, Finding, FixKind, Severity
 from porter.parse import Context, identifiers_named
 from porter.rules.availability import Availability, availability, describe, severity_and_fix
 from porter.rules.base import FileContext, Rule
-from porter.rules.device import enclosing
+from porter.rules.device import calls_on_pointers_to, enclosing
 from porter.rules.macros import Macro, all_uses, pasted_names, pasting_macros
 from porter.rules.names import IncludeSite, include_sites, portable_include
 from porter.rules.tables import NameEntry, read_data
@@ -191,6 +191,33 @@ CYCLIC_WAIT = Rule(
     use_instead="64-bit flags and `cuStreamWaitValue64` (`hipStreamWaitValue64`), which do not wrap in practice; or a counter that never passes 2^31 between resets.",
 )
 
+SHORT_CAS = Rule(
+    id="API012",
+    name="atomic-cas-16-bit",
+    category="api",
+    severity=Severity.ERROR,
+    fix=FixKind.AUTO,
+    summary="`atomicCAS` of an `unsigned short`, which HIP does not overload",
+    what="""
+        Finds `atomicCAS(p, compare, value)` where `p` points to an `unsigned short` (`uint16_t`,
+        `ushort`), as the function declares `p` or a cast says: the 16-bit compare-and-swap CUDA
+        has from sm_70, which projects build their own half and bfloat16 atomics on.
+        """,
+    why="""
+        HIP declares `atomicCAS` for 32- and 64-bit integers, float and double only (HIP 5.7 to
+        6.4): hip-clang stops with "no matching function for call to 'atomicCAS'".
+        """,
+    example="""
+        unsigned short old = atomicCAS((unsigned short*)address, expected, __half_as_ushort(value));
+        """,
+    use_instead="""
+        The compat header's 16-bit `atomicCAS`: a compare-and-swap of the aligned 32-bit word that
+        holds the value, tried again only where the word's other half changed meanwhile. It
+        returns the old 16 bits and writes only where they equal `compare`, as CUDA's does.
+        """,
+    fixed_by_compat_header=True,
+)
+
 RULES = (
     RUNTIME_RENAME,
     DRIVER_RENAME,
@@ -203,6 +230,7 @@ RULES = (
     KERNEL_POINTER,
     HIP_OVERLOAD,
     CYCLIC_WAIT,
+    SHORT_CAS,
 )
 
 # runtime functions whose kernel argument HIP types as `const void*` only: name → argument index
@@ -296,6 +324,8 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from (f for f in found if f is not None)
     if b"atomic" in ctx.source.data:
         yield from _hip_overloads(ctx)
+    if b"atomicCAS" in ctx.source.data and not ctx.portable:  # a portable file has the compat header's
+        yield from _short_compare_and_swaps(ctx)
     if not ctx.portable and not ctx.written_for_hip:  # an inventory of the launches of CUDA to port
         yield from _launches(ctx)
     yield from _pasting_macros(ctx)
@@ -444,6 +474,22 @@ def _hip_overloads(ctx: FileContext) -> Iterable[Finding]:
                 Edit(line_start, line_start, _overload_guard(name, kind.group(1)).encode()),
                 Edit(line_end, line_end, b"\n#endif  // !__HIP_PLATFORM_AMD__"),
             ),
+        )
+
+
+_UNSIGNED_SHORT = re.compile(
+    r"unsignedshort(?:int)?|shortunsigned(?:int)?|(?:std::)?uint16_t|ushort"
+)  # spaces left out
+
+
+def _short_compare_and_swaps(ctx: FileContext) -> Iterable[Finding]:
+    for call, _ in calls_on_pointers_to(ctx, "atomicCAS", 3, _UNSIGNED_SHORT):
+        name = call.child_by_field_name("function")
+        yield SHORT_CAS.finding(
+            ctx,
+            name.start_byte,
+            name.end_byte,
+            "`atomicCAS` of an `unsigned short`: HIP declares no 16-bit compare-and-swap, so this does not compile",
         )
 
 

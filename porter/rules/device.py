@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -831,6 +831,20 @@ def element_type(source: SourceFile, function: tree_sitter.Node, node: tree_sitt
     if node is None or node.type != "identifier":
         return None
     return declared_type(source, function, source.text(node.start_byte, node.end_byte), element=True)
+
+
+def calls_on_pointers_to(ctx, name: str, arity: int, types: re.Pattern[str]) -> Iterator[tuple[tree_sitter.Node, str]]:
+    """The calls of `name` with `arity` arguments whose first points to a type `types` matches
+    (its spelling without spaces or a leading `::`), with that type as written: `atomicAdd(out + i, v)`
+    of a `half2* out`. Calls whose pointer's type is not known here (element_type) are left out."""
+    for _, call in ctx.device.calls_named(name):
+        function = ctx.device.function_of(call).node
+        arguments = call_arguments(call)
+        if function is None or len(arguments) != arity:
+            continue
+        element = element_type(ctx.source, function, arguments[0])
+        if element is not None and types.fullmatch(re.sub(r"\s+", "", element).removeprefix("::")):
+            yield call, element
 
 
 def _pointee(written: str) -> str | None:

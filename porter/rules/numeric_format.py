@@ -8,7 +8,7 @@ from functools import cache
 
 from porter.findings import Edit, Finding, FixKind, Severity
 from porter.rules.base import FileContext, Rule
-from porter.rules.device import call_arguments, element_type
+from porter.rules.device import calls_on_pointers_to
 from porter.rules.patterns import CODE_CONTEXTS, finditer_each, search
 from porter.rules.tables import read_data
 from porter.targets import RocmVersion
@@ -250,14 +250,7 @@ def _half_atomic_adds(ctx: FileContext) -> None:
         ctx.project.vetoes.add(HALF_ATOMIC_ADD_KEY)
     if ctx.portable:
         return  # the compat header's overloads serve its calls
-    for _, call in ctx.device.calls_named("atomicAdd"):
-        function = ctx.device.function_of(call).node
-        arguments = call_arguments(call)
-        if function is None or len(arguments) != 2:
-            continue
-        element = element_type(ctx.source, function, arguments[0])
-        if element is None or not _HALF_TYPE.fullmatch(element.removeprefix("::")):
-            continue
+    for call, element in calls_on_pointers_to(ctx, "atomicAdd", 2, _HALF_TYPE):
         name = call.child_by_field_name("function")
         message = f"`atomicAdd` of `{element}`: HIP declares no such overload, so this does not compile"
         ctx.project.claims.add(HALF_ATOMIC_ADD_KEY)
