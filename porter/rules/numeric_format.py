@@ -253,9 +253,8 @@ def _half_atomic_adds(ctx: FileContext) -> None:
     for call, element in calls_on_pointers_to(ctx, "atomicAdd", 2, _HALF_TYPE):
         name = call.child_by_field_name("function")
         message = f"`atomicAdd` of `{element}`: HIP declares no such overload, so this does not compile"
-        ctx.project.claims.add(HALF_ATOMIC_ADD_KEY)
-        ctx.project.pending.append(
-            (HALF_ATOMIC_ADD_KEY, HALF_ATOMIC_ADD.finding(ctx, name.start_byte, name.end_byte, message))
+        ctx.project.claim_pending(
+            HALF_ATOMIC_ADD_KEY, HALF_ATOMIC_ADD.finding(ctx, name.start_byte, name.end_byte, message)
         )
 
 
@@ -326,8 +325,7 @@ def _missing_intrinsics(ctx: FileContext) -> Iterable[Finding]:
         if ctx.source.embedded_in is not None:
             yield finding
             continue
-        ctx.project.claims.add(key)
-        ctx.project.pending.append((key, finding))
+        ctx.project.claim_pending(key, finding)
 
 
 def _missing_intrinsic(ctx: FileContext, match: re.Match[bytes], name: str, since: str | None) -> Finding:

@@ -45,6 +45,12 @@ class ProjectFacts:
     assumed_kept: set[str] = field(default_factory=set)
     block_limits: dict[str, str] = field(default_factory=dict)  # key → what widening does to a launch
 
+    def claim_pending(self, key: str, finding: Finding) -> None:
+        """The finding, reported unless a file of the project vetoes `key`, which this file claims:
+        what HIP lacks, where the project may supply it itself (a ROCm branch's own overload)."""
+        self.claims.add(key)
+        self.pending.append((key, finding))
+
     def __bool__(self) -> bool:
         return bool(
             self.claims or self.vetoes or self.pending or self.withdrawals or self.row_widths or self.citing

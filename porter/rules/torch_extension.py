@@ -200,8 +200,7 @@ def _half_loads(ctx: FileContext) -> None:
         else:
             continue
         name = call.child_by_field_name("function")
-        ctx.project.claims.add(HALF_LDG_KEY)
-        ctx.project.pending.append((HALF_LDG_KEY, HALF_LDG.finding(ctx, name.start_byte, name.end_byte, message)))
+        ctx.project.claim_pending(HALF_LDG_KEY, HALF_LDG.finding(ctx, name.start_byte, name.end_byte, message))
 
 
 def _dispatches_half(ctx: FileContext) -> bool:
