@@ -434,8 +434,19 @@ _TEMPLATE_TAIL = re.compile(r"<.*")
 # -- launches -----------------------------------------------------------------------------------
 
 
-def _launch_shapes(ctx) -> dict[str, list[tuple[int | None, bool] | None]]:
-    """Kernel name → the (block x, one row) of each launch the file makes of it (None: not known)."""
+def launched_threads(ctx, kernel: str) -> int | None:
+    """The threads of every block the file launches the kernel with, as written for NVIDIA (the
+    names' values before any port), where all its launches are one row of the same known width:
+    None where any is not known, or they differ."""
+    written = ctx.once("launch shapes as written", lambda: _launch_shapes(ctx, written=True))
+    shapes = written.get(short_name(kernel))
+    widths = {shape[0] if shape is not None and shape[1] else None for shape in shapes or ()}
+    return widths.pop() if len(widths) == 1 else None
+
+
+def _launch_shapes(ctx, written: bool = False) -> dict[str, list[tuple[int | None, bool] | None]]:
+    """Kernel name → the (block x, one row) of each launch the file makes of it (None: not known):
+    in the port, or `written` for NVIDIA (_extent_value)."""
     found: dict[str, list] = {}
     for launch in kernel_launches(ctx.parsed.root):
         _, call, function, arguments = launch
@@ -443,17 +454,17 @@ def _launch_shapes(ctx) -> dict[str, list[tuple[int | None, bool] | None]]:
             continue
         name = _kernel_named(ctx, function, call) if function is not None else None
         if name:
-            found.setdefault(name, []).append(_shape(ctx, arguments[1], call))
+            found.setdefault(name, []).append(_shape(ctx, arguments[1], call, written))
     for api, (kernel_at, block_at) in _LAUNCH_CALLS.items():
         for _, call in ctx.device.calls_named(api):
             arguments = call_arguments(call)
             if len(arguments) > block_at and (name := _kernel_named(ctx, arguments[kernel_at], call)):
-                found.setdefault(name, []).append(_shape(ctx, arguments[block_at], call))
+                found.setdefault(name, []).append(_shape(ctx, arguments[block_at], call, written))
     for _, call in ctx.device.calls_named(_LAUNCH_EX):
         arguments = call_arguments(call)
         if len(arguments) > 1 and (name := _kernel_named(ctx, arguments[1], call)):
             block = _config_block(ctx, call)
-            found.setdefault(name, []).append(_shape(ctx, block, call) if block is not None else None)
+            found.setdefault(name, []).append(_shape(ctx, block, call, written) if block is not None else None)
     return found
 
 
@@ -485,7 +496,9 @@ def _config_block(ctx, call: tree_sitter.Node) -> tree_sitter.Node | None:
     return block
 
 
-def _shape(ctx, node: tree_sitter.Node | None, at: tree_sitter.Node) -> tuple[int | None, bool] | None:
+def _shape(
+    ctx, node: tree_sitter.Node | None, at: tree_sitter.Node, written: bool = False
+) -> tuple[int | None, bool] | None:
     """(x, one row) of a launch's block argument (_text_shape, a `dim3` looked for in the function),
     or of a local initialised with a literal (`const int threads = 32;`)."""
     if node is None:
@@ -494,7 +507,7 @@ def _shape(ctx, node: tree_sitter.Node | None, at: tree_sitter.Node) -> tuple[in
     text = ctx.source.text(node.start_byte, node.end_byte)
     launcher = ctx.device.function_of(at)
     function = launcher.node
-    extent = functools.partial(_extent_value, ctx, at)
+    extent = functools.partial(_extent_value, ctx, at, written=written)
     shape = _text_shape(
         ctx.source.data, at.start_byte, text, function.start_byte if function is not None else 0, extent
     )
@@ -503,12 +516,12 @@ def _shape(ctx, node: tree_sitter.Node | None, at: tree_sitter.Node) -> tuple[in
         if value is not None and value.type == "number_literal":
             return literal_value(ctx.source.text(value.start_byte, value.end_byte)), True
     if (shape is None or shape[0] is None) and function is not None:
-        return _instantiated_shape(ctx, text, at, launcher) or shape
+        return _instantiated_shape(ctx, text, at, launcher, written) or shape
     return shape
 
 
 def _instantiated_shape(
-    ctx, block: str, at: tree_sitter.Node, launcher: FunctionInfo
+    ctx, block: str, at: tree_sitter.Node, launcher: FunctionInfo, written: bool = False
 ) -> tuple[int | None, bool] | None:
     """The shape of a launch whose block extents are the launching function's template parameters
     (`template <int BX, int BY> void launch(…) { dim3 block(BX, BY); k<BX, BY><<<g, block>>>(…); }`),
@@ -536,24 +549,26 @@ def _instantiated_shape(
             arguments[parameters.index(p)] if p in parameters and parameters.index(p) < len(arguments) else p
             for p in parts
         ]
-        shapes.append(_components(", ".join(given), functools.partial(_extent_value, ctx, call)))
+        extent = functools.partial(_extent_value, ctx, call, written=written)
+        shapes.append(_components(", ".join(given), extent))
     if not shapes:
         return None
     wide = next((shape for shape in shapes if shape[0] != ROW), None)
     return wide or (ROW, all(single for _, single in shapes))
 
 
-def _extent_value(ctx, at: tree_sitter.Node, text: str) -> int | None:
+def _extent_value(ctx, at: tree_sitter.Node, text: str, written: bool = False) -> int | None:
     """The value of a block extent a launch at `at` writes with names, where each name keeps its
     value in the port: a local of the launching function bound once to a literal
     (`int threads_x = 32; dim3 block(threads_x, 8)`) and never assigned again, or a constant of the
     file's that porter leaves as written (`WARPS_PER_BLOCK * 32`, `dim3(kRowThreads, kRows)`). A
-    constant porter widens to the wavefront widens the block with the kernel's warps: not known."""
+    constant porter widens to the wavefront widens the block with the kernel's warps: not known.
+    `written`: the value for NVIDIA, each constant at the value it is defined with."""
     values = {}
     for name in set(IDENT.findall(text)):
         value = _bound_literal(ctx, at, name)
         if value is None:
-            value = _kept_value(ctx, name)
+            value = ctx.shared_constants.get(name) if written else _kept_value(ctx, name)
         if value is None:
             return None
         values[name] = value

@@ -23,6 +23,7 @@ from porter.rules.block_limits import widened_blocks
 from porter.rules.block_rows import (
     ROW,
     block_rows,
+    launched_threads,
     reached_spans,
     row_count_names,
     serves_a_widened_kernel,
@@ -291,8 +292,11 @@ PER_WARP_SLOTS_READ_BY_COUNT = Rule(
     what=(
         "Finds a `__shared__` array that each warp writes at its warp id (`partial[warp] = v`) and that is then "
         "read at a lane or thread index guarded by the array's own length (`lane < 8 ? partial[lane] : 0` for "
-        "`partial[8]`), where the length is a number smaller than 32: the block's warp count, worked out for "
-        "32-lane warps (`8` for 256 threads)."
+        "`partial[8]`), or by a loop counted to it (`for (int w = 0; w < 8; ++w) total += partial[w];`), where "
+        "the length is a number smaller than 32: the block's warp count, worked out for 32-lane warps (`8` for "
+        "256 threads). A read held below the reader's own warp id (`if (w < warp)`, a prefix over the warps "
+        "before one's own) takes only slots that exist, and a kernel the file launches with blocks of other "
+        "than 32 threads a slot (8 slots for 512 threads, 8 wavefronts of 64) is counted right: neither is flagged."
     ),
     why=WHY_WAVE64 + "\nThe same block has half as many 64-lane wavefronts, so only half the slots are ever written: "
     "the read-back takes the other half from shared memory no wavefront wrote, and the block's reduction "
@@ -2692,18 +2696,28 @@ def _slots_read_by_count(
     reads, writes = _subscripts_of(ctx, scope, name)
     if not writes or not all(ctx.device.expression_classes(index) & {VarClass.WARP} for index in writes):
         return
+    kernel = ctx.device.function_of(declaration)
+    threads = launched_threads(ctx, kernel.name) if kernel.is_kernel and kernel.name else None
+    if threads is not None and threads != slots * 32:
+        return  # not the launched block's count of 32-lane warps: 8 slots of a 512-thread block's 8 wavefronts
+    bounds = {}
     for index in reads:
-        if not ctx.device.expression_classes(index) & {VarClass.LANE, VarClass.THREAD}:
+        if ctx.device.expression_classes(index) & {VarClass.LANE, VarClass.THREAD}:
+            bound, how = _count_guard(ctx, index, slots), "read back up to"
+        elif not _below_own_warp(ctx, index):
+            bound, how = _counting_loop_bound(ctx, index, slots), "read back by a loop up to"
+        else:
             continue
-        bound = _count_guard(ctx, index, slots)
         if bound is not None:
-            text = ctx.source.text(bound.start_byte, bound.end_byte)
-            yield PER_WARP_SLOTS_READ_BY_COUNT.finding(
-                ctx, bound.start_byte, bound.end_byte,
-                f"`{name}[{size_text}]` holds one slot per 32-lane warp and is read back up to `{text}`: "
-                f"on wave64 the block has {slots // 2} wavefronts, and slots {slots // 2}-{slots - 1} are never written",
-                edits=_literal_edit(ctx, bound, f"({text} * 32 / {portable.WARP_SIZE})"),
-            )  # fmt: skip
+            bounds.setdefault(bound.start_byte, (bound, how))
+    for bound, how in bounds.values():
+        text = ctx.source.text(bound.start_byte, bound.end_byte)
+        yield PER_WARP_SLOTS_READ_BY_COUNT.finding(
+            ctx, bound.start_byte, bound.end_byte,
+            f"`{name}[{size_text}]` holds one slot per 32-lane warp and is {how} `{text}`: "
+            f"on wave64 the block has {slots // 2} wavefronts, and slots {slots // 2}-{slots - 1} are never written",
+            edits=_literal_edit(ctx, bound, f"({text} * 32 / {portable.WARP_SIZE})"),
+        )  # fmt: skip
 
 
 def _subscripts_of(ctx: FileContext, scope, name: str) -> tuple[list, list]:
@@ -2729,6 +2743,37 @@ def _count_guard(ctx: FileContext, index, slots: int):
         if operator == "<" and ctx.source.text(left.start_byte, left.end_byte) == index_text:
             if ctx.value_of(right) == slots:
                 return right
+    return None
+
+
+def _below_own_warp(ctx: FileContext, index) -> bool:
+    """Is the read guarded by `index < warp`, the reading thread's own warp id? Only slots of
+    wavefronts that exist are read then (a prefix over the warps before one's own)."""
+    text = ctx.source.text(index.start_byte, index.end_byte)
+    return any(
+        operator in ("<", "<=") and spelled(ctx, left) == text and VarClass.WARP in ctx.device.expression_classes(right)
+        for left, operator, right in _guarding_comparisons(ctx, index, _GUARDS)
+    )
+
+
+def _counting_loop_bound(ctx: FileContext, index, slots: int):
+    """The bound of a `for (w = 0; w < slots; …)` around the read whose counter is the index: one
+    thread (or each) summing every slot, `for (int w = 0; w < 8; ++w) total += partial[w]`."""
+    if index.type != "identifier":
+        return None
+    counter = ctx.source.text(index.start_byte, index.end_byte)
+    loop = index.parent
+    while loop is not None and loop.type != "function_definition":
+        parts = for_parts(ctx, loop) if loop.type == "for_statement" else None
+        if parts is not None and parts[0] == counter:
+            _, start, condition, _ = parts
+            comparison = binary_parts(condition, ctx.source) if condition.type == "binary_expression" else None
+            if comparison is None or ctx.value_of(start) != 0:
+                return None
+            left, operator, bound = comparison
+            named = ctx.source.text(left.start_byte, left.end_byte) == counter
+            return bound if named and operator == "<" and ctx.value_of(bound) == slots else None
+        loop = loop.parent
     return None
 
 
