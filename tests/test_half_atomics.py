@@ -126,6 +126,35 @@ def test_a_project_that_defines_the_overload_is_left_alone(tree):
     assert _adds(tree) == []
 
 
+PROJECT_CAS = """#pragma once
+#if defined(USE_ROCM)
+__device__ __forceinline__ unsigned short atomicCAS(unsigned short int* address, unsigned short compare,
+                                                    unsigned short value) {
+  unsigned int* word = (unsigned int*)((size_t)address & ~(size_t)3);
+  const unsigned int shift = ((size_t)address & 2) * 8;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    if (((assumed >> shift) & 0xffffu) != compare) break;
+    old = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) | ((unsigned int)value << shift));
+  } while (old != assumed);
+  return (unsigned short)(old >> shift);
+}
+#endif
+"""
+
+
+def test_a_project_that_defines_its_own_16_bit_compare_and_swap_is_left_alone(tmp_path):
+    """The header defines the overload for ROCm, in another file than the calls: a veto of the
+    project's, read across the scan."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "claim.cu").write_text('#include "cas.cuh"\n' + SHORT_CAS, encoding="utf-8")
+    assert [f.line for f in scan([tree], Config()).findings if f.rule == "API012"] == [8, 16]
+    (tree / "cas.cuh").write_text(PROJECT_CAS, encoding="utf-8")
+    assert [f.rule for f in scan([tree], Config()).findings if f.rule == "API012"] == []
+
+
 def test_the_renamed_original_does_not_compile_for_amd_and_the_port_builds_for_both(tree, tmp_path):
     """Renamed as hipify renames it, the original stops at each add; the portable port builds."""
     renamed = tmp_path / "renamed.hip"
