@@ -49,9 +49,10 @@ __global__ void compact_offsets(const int* flags, int* offsets) {
   offsets[blockIdx.x * 256 + threadIdx.x] = before;
 }
 
-// 512 threads are 8 wavefronts of 64: the 8 slots are the block's count.
+// 512 threads are 8 wavefronts of 64: the 8 slots are the block's count on CDNA. On RDNA the block
+// has 16 wavefronts of 32, and wavefronts 8-15 write past the array (a wave32 scan says so).
 __global__ void wide_block_sum(const float* x, float* y) {
-  __shared__ float partial[8];
+  __shared__ float partial[8];  // expect[gfx1100]: WRP015
   const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
   float v = x[blockIdx.x * blockDim.x + threadIdx.x];
   for (int offset = warpSize / 2; offset > 0; offset >>= 1) v += __shfl_down(v, offset);

@@ -2610,7 +2610,7 @@ def _warp_count_constant(ctx: FileContext, declaration, name: str, size) -> tupl
     divisor = _per_warp_divisor(ctx, definition.value)
     if divisor is None:
         return None
-    _, writes = _subscripts_of(ctx, scope, name)
+    _, writes = subscripts_of(ctx, scope, name)
     if not writes or not all(ctx.device.expression_classes(index) & {VarClass.WARP} for index in writes):
         return None
     return constant, divisor
@@ -2693,7 +2693,7 @@ def _slots_read_by_count(
     scope = enclosing(declaration, ("function_definition",))
     if scope is None:
         return
-    reads, writes = _subscripts_of(ctx, scope, name)
+    reads, writes = subscripts_of(ctx, scope, name)
     if not writes or not all(ctx.device.expression_classes(index) & {VarClass.WARP} for index in writes):
         return
     kernel = ctx.device.function_of(declaration)
@@ -2720,7 +2720,7 @@ def _slots_read_by_count(
         )  # fmt: skip
 
 
-def _subscripts_of(ctx: FileContext, scope, name: str) -> tuple[list, list]:
+def subscripts_of(ctx: FileContext, scope, name: str) -> tuple[list, list]:
     """The index expressions of `name[…]` in the function: (read, written)."""
     reads, writes = [], []
     for subscript, index_nodes in _subscripts_named(ctx, scope, name):

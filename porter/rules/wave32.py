@@ -23,7 +23,7 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.block_rows import block_rows
+from porter.rules.block_rows import block_rows, launched_threads
 from porter.rules.branches import CDNA, CUDA, RDNA
 from porter.rules.consteval import evaluate
 from porter.rules.device import (
@@ -48,6 +48,7 @@ from porter.rules.warp_size import (
     short_text,
     shuffle_uses,
     starts_at_lane,
+    subscripts_of,
     upper_bound,
     warp_value,
 )
@@ -67,7 +68,9 @@ ASSUMES_64_LANES = Rule(
         "XOR mask is 32 or more (`__shfl_xor(v, 32)`, a ladder from `offset = 32`), shuffle widths of 64, and lane "
         "loops bounded by 64 or striding from a lane id by 64; 64 counts through named constants "
         "(`#define WARP_SIZE 64`) by their value; and a vote compared with all 64 lanes (`__ballot(p) == ~0ull`, "
-        "`__popcll(__ballot(p)) == 64`), which no 32-lane wavefront's vote can equal."
+        "`__popcll(__ballot(p)) == 64`), which no 32-lane wavefront's vote can equal; and a `__shared__` array "
+        "with one slot per 64-lane wavefront of the block the file launches the kernel with (`partial[8]` written "
+        "at each wavefront's id, 512 threads), which an RDNA block of 32-lane wavefronts overruns."
     ),
     why="""
     RDNA GPUs (Radeon RX 6000-9000, Radeon PRO, Ryzen AI APUs) run 32 threads per wavefront.
@@ -134,7 +137,8 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.wave32_targets:
         return  # only a scan for RDNA asks; a width may come from a header, so no prefilter on the file's text
     taken = {(f.span.start_byte, f.span.end_byte) for f in in_rows}  # the row's 16 is right at both widths
-    for finding in [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx), *_full_wave_votes(ctx)]:
+    found = [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx), *_full_wave_votes(ctx), *_wavefront_slots(ctx)]
+    for finding in found:
         # not under a branch that keeps RDNA out (`#ifdef __GFX9__`, a wavefront-size test)
         if (finding.span.start_byte, finding.span.end_byte) not in taken and _rocm_code_for(ctx, finding, RDNA):
             yield finding
@@ -365,6 +369,38 @@ def _full_wave_votes(ctx: FileContext) -> Iterable[Finding]:
                     f"`{short_text(ctx, other)} {operator} {short_text(ctx, side)}`{_named(ctx, side, 64)} counts a vote "
                     "against 64 lanes; an RDNA wavefront has 32, so at most 32 bits are set",
                     edits=_literal_edits(ctx, side, portable.WARP_SIZE),
+                )  # fmt: skip
+
+
+def _wavefront_slots(ctx: FileContext) -> Iterable[Finding]:
+    """`__shared__ float partial[8]` in a kernel launched with 512 threads, written only at warp
+    ids: one slot per 64-lane wavefront. On RDNA the block has 16 wavefronts of 32, and wavefronts
+    8-15 write past the array's end. The edit sizes it for the 32-lane count, enough at both widths."""
+    for declaration in captures("(declaration) @d", ctx.parsed.root).get("d", []):
+        if b"__shared__" not in ctx.source.data[declaration.start_byte : declaration.end_byte]:
+            continue
+        kernel = ctx.device.function_of(declaration)
+        threads = launched_threads(ctx, kernel.name) if kernel.is_kernel and kernel.node is not None else None
+        if threads is None or threads % 64:
+            continue
+        for array in captures("(array_declarator) @a", declaration).get("a", []):
+            size, name_node = array.child_by_field_name("size"), array.child_by_field_name("declarator")
+            if (
+                size is None
+                or name_node is None
+                or name_node.type != "identifier"
+                or ctx.value_of(size) != threads // 64
+            ):
+                continue
+            name = ctx.source.text(name_node.start_byte, name_node.end_byte)
+            _, writes = subscripts_of(ctx, kernel.node, name)
+            if writes and all(VarClass.WARP in ctx.device.expression_classes(index) for index in writes):
+                yield ASSUMES_64_LANES.finding(
+                    ctx, size.start_byte, size.end_byte,
+                    f"`{name}[{short_text(ctx, size)}]` has one slot per 64-lane wavefront of the {threads}-thread block "
+                    f"this file launches; an RDNA wavefront has 32 lanes, so the block has {threads // 32} and "
+                    f"wavefronts {threads // 64}-{threads // 32 - 1} write past its end",
+                    edits=_literal_edits(ctx, size, str(threads // 32)),
                 )  # fmt: skip
 
 
