@@ -434,12 +434,14 @@ _TEMPLATE_TAIL = re.compile(r"<.*")
 # -- launches -----------------------------------------------------------------------------------
 
 
-def launched_threads(ctx, kernel: str) -> int | None:
+def launched_threads(ctx, function: FunctionInfo) -> int | None:
     """The threads of every block the file launches the kernel with, as written for NVIDIA (the
     names' values before any port), where all its launches are one row of the same known width:
-    None where any is not known, or they differ."""
+    None where any is not known, or they differ, or the function is no kernel."""
+    if not function.is_kernel or function.node is None:
+        return None
     written = ctx.once("launch shapes as written", lambda: _launch_shapes(ctx, written=True))
-    shapes = written.get(short_name(kernel))
+    shapes = written.get(short_name(function.name))
     widths = {shape[0] if shape is not None and shape[1] else None for shape in shapes or ()}
     return widths.pop() if len(widths) == 1 else None
 

@@ -11,7 +11,7 @@ import bisect
 import dataclasses
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import tree_sitter
 
@@ -2541,38 +2541,48 @@ def _compares_with_lane(ctx: FileContext, body: tree_sitter.Node | None, counter
 # -- WRP003: shared arrays -----------------------------------------------------------------
 
 
-def _shared_arrays(ctx: FileContext) -> Iterable[Finding]:
+def shared_arrays(ctx: FileContext) -> Iterator[tuple[tree_sitter.Node, tree_sitter.Node, tree_sitter.Node, str]]:
+    """Each `__shared__` array the file declares by a plain name: (declaration, array declarator,
+    size, name)."""
     for declaration in captures("(declaration) @d", ctx.parsed.root).get("d", []):
         if b"__shared__" not in ctx.source.data[declaration.start_byte : declaration.end_byte]:
             continue
         for array in captures("(array_declarator) @a", declaration).get("a", []):
             size = array.child_by_field_name("size")
             name_node = array.child_by_field_name("declarator")
-            if size is None or name_node is None or name_node.type != "identifier":
-                continue
-            size_text = spelled(ctx, size)
-            name = ctx.source.text(name_node.start_byte, name_node.end_byte)
-            divisor = _per_warp_divisor(ctx, size)
-            if divisor is not None:
-                yield PER_WARP_SHARED.finding(
-                    ctx, divisor.start_byte, divisor.end_byte, f"`{name}[{size_text}]` has one slot per 32-thread warp",
-                    edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
-                )  # fmt: skip
-            elif (counted := _warp_count_constant(ctx, declaration, name, size)) is not None:
-                constant, divisor = counted
-                yield PER_WARP_SHARED.finding(
-                    ctx, divisor.start_byte, divisor.end_byte,
-                    f"`{name}[{size_text}]` has one slot per warp, written at each warp's id: "
-                    f"`{constant}` counts 32-thread warps, and a read up to it takes slots no wavefront wrote",
-                    edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
-                )  # fmt: skip
-            elif warp_value(ctx, size) == 32 and _indexed_by_lane(ctx, declaration, name):
-                yield PER_WARP_SHARED.finding(
-                    ctx, size.start_byte, size.end_byte, f"`{name}[32]` is indexed by lane id: lanes 32-63 of a wavefront index past its end",
-                    edits=_literal_edit(ctx, size, portable.WARP_SIZE),
-                )  # fmt: skip
-            elif array.parent is not None and array.parent.type != "array_declarator":
-                yield from _slots_read_by_count(ctx, declaration, name, size_text, ctx.value_of(size))
+            if size is not None and name_node is not None and name_node.type == "identifier":
+                yield declaration, array, size, ctx.source.text(name_node.start_byte, name_node.end_byte)
+
+
+def at_warp_ids(ctx: FileContext, indices: list[tree_sitter.Node]) -> bool:
+    """Are there indices, each a warp id (an array's writes: one slot per warp)?"""
+    return bool(indices) and all(VarClass.WARP in ctx.device.expression_classes(index) for index in indices)
+
+
+def _shared_arrays(ctx: FileContext) -> Iterable[Finding]:
+    for declaration, array, size, name in shared_arrays(ctx):
+        size_text = spelled(ctx, size)
+        divisor = _per_warp_divisor(ctx, size)
+        if divisor is not None:
+            yield PER_WARP_SHARED.finding(
+                ctx, divisor.start_byte, divisor.end_byte, f"`{name}[{size_text}]` has one slot per 32-thread warp",
+                edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
+            )  # fmt: skip
+        elif (counted := _warp_count_constant(ctx, declaration, name, size)) is not None:
+            constant, divisor = counted
+            yield PER_WARP_SHARED.finding(
+                ctx, divisor.start_byte, divisor.end_byte,
+                f"`{name}[{size_text}]` has one slot per warp, written at each warp's id: "
+                f"`{constant}` counts 32-thread warps, and a read up to it takes slots no wavefront wrote",
+                edits=_literal_edit(ctx, divisor, portable.WARP_SIZE),
+            )  # fmt: skip
+        elif warp_value(ctx, size) == 32 and _indexed_by_lane(ctx, declaration, name):
+            yield PER_WARP_SHARED.finding(
+                ctx, size.start_byte, size.end_byte, f"`{name}[32]` is indexed by lane id: lanes 32-63 of a wavefront index past its end",
+                edits=_literal_edit(ctx, size, portable.WARP_SIZE),
+            )  # fmt: skip
+        elif array.parent is not None and array.parent.type != "array_declarator":
+            yield from _slots_read_by_count(ctx, declaration, name, size_text, ctx.value_of(size))
 
 
 def _per_warp_divisor(ctx: FileContext, size: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -2611,9 +2621,7 @@ def _warp_count_constant(ctx: FileContext, declaration, name: str, size) -> tupl
     if divisor is None:
         return None
     _, writes = subscripts_of(ctx, scope, name)
-    if not writes or not all(ctx.device.expression_classes(index) & {VarClass.WARP} for index in writes):
-        return None
-    return constant, divisor
+    return (constant, divisor) if at_warp_ids(ctx, writes) else None
 
 
 def _indexed_by_lane(ctx: FileContext, declaration: tree_sitter.Node, name: str) -> bool:
@@ -2694,10 +2702,9 @@ def _slots_read_by_count(
     if scope is None:
         return
     reads, writes = subscripts_of(ctx, scope, name)
-    if not writes or not all(ctx.device.expression_classes(index) & {VarClass.WARP} for index in writes):
+    if not at_warp_ids(ctx, writes):
         return
-    kernel = ctx.device.function_of(declaration)
-    threads = launched_threads(ctx, kernel.name) if kernel.is_kernel and kernel.name else None
+    threads = launched_threads(ctx, ctx.device.function_of(declaration))
     if threads is not None and threads != slots * 32:
         return  # not the launched block's count of 32-lane warps: 8 slots of a 512-thread block's 8 wavefronts
     bounds = {}

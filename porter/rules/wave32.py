@@ -42,9 +42,11 @@ from porter.rules.device import (
 from porter.rules.lane_mask import holds_a_vote
 from porter.rules.warp_size import (
     WARP_OPERATORS,
+    at_warp_ids,
     is_lane_arithmetic,
     is_last_lane_test,
     lane_valued,
+    shared_arrays,
     short_text,
     shuffle_uses,
     starts_at_lane,
@@ -376,32 +378,20 @@ def _wavefront_slots(ctx: FileContext) -> Iterable[Finding]:
     """`__shared__ float partial[8]` in a kernel launched with 512 threads, written only at warp
     ids: one slot per 64-lane wavefront. On RDNA the block has 16 wavefronts of 32, and wavefronts
     8-15 write past the array's end. The edit sizes it for the 32-lane count, enough at both widths."""
-    for declaration in captures("(declaration) @d", ctx.parsed.root).get("d", []):
-        if b"__shared__" not in ctx.source.data[declaration.start_byte : declaration.end_byte]:
-            continue
+    for declaration, _, size, name in shared_arrays(ctx):
         kernel = ctx.device.function_of(declaration)
-        threads = launched_threads(ctx, kernel.name) if kernel.is_kernel and kernel.node is not None else None
-        if threads is None or threads % 64:
+        threads = launched_threads(ctx, kernel)
+        if threads is None or threads % 64 or ctx.value_of(size) != threads // 64:
             continue
-        for array in captures("(array_declarator) @a", declaration).get("a", []):
-            size, name_node = array.child_by_field_name("size"), array.child_by_field_name("declarator")
-            if (
-                size is None
-                or name_node is None
-                or name_node.type != "identifier"
-                or ctx.value_of(size) != threads // 64
-            ):
-                continue
-            name = ctx.source.text(name_node.start_byte, name_node.end_byte)
-            _, writes = subscripts_of(ctx, kernel.node, name)
-            if writes and all(VarClass.WARP in ctx.device.expression_classes(index) for index in writes):
-                yield ASSUMES_64_LANES.finding(
-                    ctx, size.start_byte, size.end_byte,
-                    f"`{name}[{short_text(ctx, size)}]` has one slot per 64-lane wavefront of the {threads}-thread block "
-                    f"this file launches; an RDNA wavefront has 32 lanes, so the block has {threads // 32} and "
-                    f"wavefronts {threads // 64}-{threads // 32 - 1} write past its end",
-                    edits=_literal_edits(ctx, size, str(threads // 32)),
-                )  # fmt: skip
+        _, writes = subscripts_of(ctx, kernel.node, name)
+        if at_warp_ids(ctx, writes):
+            yield ASSUMES_64_LANES.finding(
+                ctx, size.start_byte, size.end_byte,
+                f"`{name}[{short_text(ctx, size)}]` has one slot per 64-lane wavefront of the {threads}-thread block "
+                f"this file launches; an RDNA wavefront has 32 lanes, so the block has {threads // 32} and "
+                f"wavefronts {threads // 64}-{threads // 32 - 1} write past its end",
+                edits=_literal_edits(ctx, size, str(threads // 32)),
+            )  # fmt: skip
 
 
 def _is_all_64_lanes(ctx: FileContext, node: tree_sitter.Node) -> bool:
