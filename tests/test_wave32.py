@@ -109,6 +109,27 @@ def test_64_counts_as_lanes_only_in_code_written_for_rocm(tmp_path):
     assert _findings(tmp_path, "port.hip", KERNEL, targets=("gfx942",)) == []
 
 
+def test_a_headers_slots_are_judged_by_the_launches_of_the_files_that_include_it(tmp_path):
+    """corpus/wave32/slots_elsewhere: the header's kernels are launched by launch.hip. Alone, the
+    header's 8 slots read by a loop to 8 count 32-lane warps (WRP012 at CDNA) and no block size is
+    known (no WRP015 at RDNA); beside the launcher, the 512-thread launch makes them 8 wavefronts of
+    64, right on CDNA and overrun on RDNA."""
+    case = CORPUS / "wave32" / "slots_elsewhere"
+    header = tmp_path / "alone"
+    header.mkdir()
+    shutil.copy(case / "block_partials.h", header)
+
+    def rules(tree, target):
+        config = Config()
+        config.targets = (target,)
+        return sorted((f.line, f.rule) for f in scan([tree], config, jobs=1).findings)
+
+    assert rules(header, "gfx942") == [(24, "WRP012")]
+    assert rules(header, "gfx1100") == []
+    assert rules(case, "gfx942") == []
+    assert rules(case, "gfx1100") == [(17, "WRP015"), (30, "WRP015")]
+
+
 def test_an_unrolled_step_of_32_is_left_to_a_person(tmp_path):
     """`v += __shfl_xor(v, 32)` before the 16, 8, … steps: on 32 lanes the step must go, and shrinking
     it to 16 would add each pair twice, so the finding carries no edit."""

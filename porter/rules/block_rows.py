@@ -446,6 +446,39 @@ def launched_threads(ctx, function: FunctionInfo) -> int | None:
     return widths.pop() if len(widths) == 1 else None
 
 
+def launched_widths(ctx) -> dict[str, set[int]]:
+    """Kernel name → the threads of each block the file launches it with as one row of known width,
+    as written for NVIDIA: what the file tells the project of its launches (a header's kernel is
+    launched by the files that include it). A kernel the file launches only otherwise maps to an
+    empty set; one it never launches is absent."""
+    written = ctx.once("launch shapes as written", lambda: _launch_shapes(ctx, written=True))
+    return {
+        name: {shape[0] for shape in shapes if shape is not None and shape[1] and shape[0] is not None}
+        for name, shapes in written.items()
+    }
+
+
+def launched_threads_key(kernel: str, threads: int) -> str:
+    """The key a file claims for each block width it launches a kernel with."""
+    return f"launched-threads:{short_name(kernel)}:{threads}"
+
+
+def launched_wavefronts_key(kernel: str, wavefronts: int) -> str:
+    """The key a file vetoes for each launch of a kernel whose block is that many 64-lane wavefronts."""
+    return f"launched-wavefronts:{short_name(kernel)}:{wavefronts}"
+
+
+def record_launches(ctx) -> None:
+    """Tell the project the file's launches, for the kernels other files define (a header's kernel
+    is launched by the files that include it): each block width claimed (launched_threads_key), and
+    each count of 64-lane wavefronts vetoed (launched_wavefronts_key)."""
+    for kernel, widths in launched_widths(ctx).items():
+        ctx.project.claims.update(launched_threads_key(kernel, threads) for threads in widths)
+        ctx.project.vetoes.update(
+            launched_wavefronts_key(kernel, threads // 64) for threads in widths if threads % 64 == 0
+        )
+
+
 def _launch_shapes(ctx, written: bool = False) -> dict[str, list[tuple[int | None, bool] | None]]:
     """Kernel name → the (block x, one row) of each launch the file makes of it (None: not known):
     in the port, or `written` for NVIDIA (_extent_value)."""

@@ -24,7 +24,10 @@ from porter.rules.block_rows import (
     ROW,
     block_rows,
     launched_threads,
+    launched_wavefronts_key,
+    launched_widths,
     reached_spans,
+    record_launches,
     row_count_names,
     serves_a_widened_kernel,
     short_name,
@@ -296,7 +299,8 @@ PER_WARP_SLOTS_READ_BY_COUNT = Rule(
         "the length is a number smaller than 32: the block's warp count, worked out for 32-lane warps (`8` for "
         "256 threads). A read held below the reader's own warp id (`if (w < warp)`, a prefix over the warps "
         "before one's own) takes only slots that exist, and a kernel the file launches with blocks of other "
-        "than 32 threads a slot (8 slots for 512 threads, 8 wavefronts of 64) is counted right: neither is flagged."
+        "than 32 threads a slot (8 slots for 512 threads, 8 wavefronts of 64) is counted right: neither is flagged, "
+        "nor a header's kernel that a file of the scan launches with 64 threads a slot."
     ),
     why=WHY_WAVE64 + "\nThe same block has half as many 64-lane wavefronts, so only half the slots are ever written: "
     "the read-back takes the other half from shared memory no wavefront wrote, and the block's reduction "
@@ -566,8 +570,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from _width_split_on_host(ctx)
     if not ctx.wave64_targets:
         return  # wave32 RDNA targets only: 32 lanes is right
+    record_launches(ctx)
     uses = device_uses(ctx)
-    yield from uses
+    yield from _reported_here(ctx, uses)
     warp_names = _width_names(ctx, uses)
     host = list(_host_uses(ctx, warp_names))
     yield from host
@@ -580,6 +585,18 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     yield from _row_crossings(ctx)
     yield from _logical_crossings(ctx)
     yield from _row_lanes(ctx)
+
+
+def _reported_here(ctx: FileContext, uses: list[Finding]) -> Iterable[Finding]:
+    """The uses, but those that a launch in another file may veto (_unless_launched_so): they go to
+    the project, reported unless a file vetoes their key."""
+    vetoable = _unless_launched_so(ctx)
+    for finding in uses:
+        key = vetoable.get((finding.rule, finding.span.start_byte, finding.span.end_byte))
+        if key is None:
+            yield finding
+        else:
+            ctx.project.claim_pending(key, finding)
 
 
 def device_uses(ctx: FileContext) -> list[Finding]:
@@ -2704,9 +2721,13 @@ def _slots_read_by_count(
     reads, writes = subscripts_of(ctx, scope, name)
     if not at_warp_ids(ctx, writes):
         return
-    threads = launched_threads(ctx, ctx.device.function_of(declaration))
+    kernel = ctx.device.function_of(declaration)
+    threads = launched_threads(ctx, kernel)
     if threads is not None and threads != slots * 32:
         return  # not the launched block's count of 32-lane warps: 8 slots of a 512-thread block's 8 wavefronts
+    # a kernel launched in no line of this file (a header's): unless a launch elsewhere makes the
+    # slots its count of 64-lane wavefronts (record_launches)
+    elsewhere = kernel.is_kernel and threads is None and short_name(kernel.name) not in launched_widths(ctx)
     bounds = {}
     for index in reads:
         if ctx.device.expression_classes(index) & {VarClass.LANE, VarClass.THREAD}:
@@ -2719,12 +2740,22 @@ def _slots_read_by_count(
             bounds.setdefault(bound.start_byte, (bound, how))
     for bound, how in bounds.values():
         text = ctx.source.text(bound.start_byte, bound.end_byte)
+        if elsewhere:
+            _unless_launched_so(ctx)[PER_WARP_SLOTS_READ_BY_COUNT.id, bound.start_byte, bound.end_byte] = (
+                launched_wavefronts_key(kernel.name, slots)
+            )
         yield PER_WARP_SLOTS_READ_BY_COUNT.finding(
             ctx, bound.start_byte, bound.end_byte,
             f"`{name}[{size_text}]` holds one slot per 32-lane warp and is {how} `{text}`: "
             f"on wave64 the block has {slots // 2} wavefronts, and slots {slots // 2}-{slots - 1} are never written",
             edits=_literal_edit(ctx, bound, f"({text} * 32 / {portable.WARP_SIZE})"),
         )  # fmt: skip
+
+
+def _unless_launched_so(ctx: FileContext) -> dict[tuple[str, int, int], str]:
+    """(rule, start, end) → key: the file's findings on a kernel it does not launch that a launch
+    elsewhere vetoes (the project reports them unless a file vetoes the key)."""
+    return ctx.once("unless launched so", dict)
 
 
 def subscripts_of(ctx: FileContext, scope, name: str) -> tuple[list, list]:

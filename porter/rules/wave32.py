@@ -23,7 +23,15 @@ from porter.findings import Edit, Finding, FixKind, Severity
 from porter.parse import captures
 from porter.rules import portable
 from porter.rules.base import FileContext, Rule
-from porter.rules.block_rows import block_rows, launched_threads
+from porter.rules.block_limits import MAX_BLOCK_THREADS
+from porter.rules.block_rows import (
+    block_rows,
+    launched_threads,
+    launched_threads_key,
+    launched_widths,
+    record_launches,
+    short_name,
+)
 from porter.rules.branches import CDNA, CUDA, RDNA
 from porter.rules.consteval import evaluate
 from porter.rules.device import (
@@ -71,8 +79,9 @@ ASSUMES_64_LANES = Rule(
         "loops bounded by 64 or striding from a lane id by 64; 64 counts through named constants "
         "(`#define WARP_SIZE 64`) by their value; and a vote compared with all 64 lanes (`__ballot(p) == ~0ull`, "
         "`__popcll(__ballot(p)) == 64`), which no 32-lane wavefront's vote can equal; and a `__shared__` array "
-        "with one slot per 64-lane wavefront of the block the file launches the kernel with (`partial[8]` written "
-        "at each wavefront's id, 512 threads), which an RDNA block of 32-lane wavefronts overruns."
+        "with one slot per 64-lane wavefront of the block the kernel is launched with (`partial[8]` written "
+        "at each wavefront's id, 512 threads), which an RDNA block of 32-lane wavefronts overruns: a launch in the "
+        "kernel's file, or for a header's kernel the file launches nowhere, in any file of the scan."
     ),
     why="""
     RDNA GPUs (Radeon RX 6000-9000, Radeon PRO, Ryzen AI APUs) run 32 threads per wavefront.
@@ -139,11 +148,22 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.wave32_targets:
         return  # only a scan for RDNA asks; a width may come from a header, so no prefilter on the file's text
     taken = {(f.span.start_byte, f.span.end_byte) for f in in_rows}  # the row's 16 is right at both widths
-    found = [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx), *_full_wave_votes(ctx), *_wavefront_slots(ctx)]
+    record_launches(ctx)
+    slots = list(_wavefront_slots(ctx))
+    found = [*_arithmetic(ctx), *_shuffles(ctx), *_lane_loops(ctx), *_full_wave_votes(ctx)]
+    found += [finding for key, finding in slots if key is None]
     for finding in found:
-        # not under a branch that keeps RDNA out (`#ifdef __GFX9__`, a wavefront-size test)
-        if (finding.span.start_byte, finding.span.end_byte) not in taken and _rocm_code_for(ctx, finding, RDNA):
+        if _applies_on_rdna(ctx, finding, taken):
             yield finding
+    for key, finding in slots:
+        if key is not None and _applies_on_rdna(ctx, finding, taken):
+            ctx.project.pending.append((key, finding))  # reported where a file of the project launches it so
+
+
+def _applies_on_rdna(ctx: FileContext, finding: Finding, taken: set[tuple[int, int]]) -> bool:
+    """Not a row's 16 (right at both widths), and not under a branch that keeps RDNA out (`#ifdef
+    __GFX9__`, a wavefront-size test)."""
+    return (finding.span.start_byte, finding.span.end_byte) not in taken and _rocm_code_for(ctx, finding, RDNA)
 
 
 def _rocm_code_for(ctx: FileContext, finding: Finding, environment) -> bool:
@@ -374,21 +394,36 @@ def _full_wave_votes(ctx: FileContext) -> Iterable[Finding]:
                 )  # fmt: skip
 
 
-def _wavefront_slots(ctx: FileContext) -> Iterable[Finding]:
+def _wavefront_slots(ctx: FileContext) -> Iterable[tuple[str | None, Finding]]:
     """`__shared__ float partial[8]` in a kernel launched with 512 threads, written only at warp
     ids: one slot per 64-lane wavefront. On RDNA the block has 16 wavefronts of 32, and wavefronts
-    8-15 write past the array's end. The edit sizes it for the 32-lane count, enough at both widths."""
+    8-15 write past the array's end. The edit sizes it for the 32-lane count, enough at both widths.
+    (None, finding) where the file launches the kernel so; (key, finding) for a kernel the file
+    launches nowhere (a header's): the finding is reported where a file of the project claims
+    that key, launching it with that block (block_rows.record_launches)."""
+    launched = launched_widths(ctx)
     for declaration, _, size, name in shared_arrays(ctx):
         kernel = ctx.device.function_of(declaration)
-        threads = launched_threads(ctx, kernel)
-        if threads is None or threads % 64 or ctx.value_of(size) != threads // 64:
+        threads, key = launched_threads(ctx, kernel), None
+        slots = ctx.value_of(size)
+        if (
+            threads is None
+            and kernel.node is not None
+            and kernel.is_kernel
+            and slots is not None
+            and short_name(kernel.name) not in launched
+        ):
+            threads = 64 * slots
+            key = launched_threads_key(kernel.name, threads)
+        if threads is None or threads % 64 or threads > MAX_BLOCK_THREADS or slots != threads // 64:
             continue
         _, writes = subscripts_of(ctx, kernel.node, name)
         if at_warp_ids(ctx, writes):
-            yield ASSUMES_64_LANES.finding(
+            where = "a file of the project launches it with" if key else "this file launches"
+            yield key, ASSUMES_64_LANES.finding(
                 ctx, size.start_byte, size.end_byte,
                 f"`{name}[{short_text(ctx, size)}]` has one slot per 64-lane wavefront of the {threads}-thread block "
-                f"this file launches; an RDNA wavefront has 32 lanes, so the block has {threads // 32} and "
+                f"{where}; an RDNA wavefront has 32 lanes, so the block has {threads // 32} and "
                 f"wavefronts {threads // 64}-{threads // 32 - 1} write past its end",
                 edits=_literal_edits(ctx, size, str(threads // 32)),
             )  # fmt: skip
