@@ -20,7 +20,8 @@ of 32; kernels that take R rows of 32 to a block, launched with R * 32 threads (
 literals and kept constants) or bounded at them by `__launch_bounds__`; and kernels whose every 32
 threads of the grid take an item (`(blockIdx.x * blockDim.x + threadIdx.x) / 32`, or the warps of
 the blocks before counted from the block's width, `blockIdx.x * (blockDim.x / 32)` or a template
-width's `(THREADS / 32) * blockIdx.x`, beside the block's own warp index), which the host sizes in
+width's `(THREADS / 32) * blockIdx.x`, beside the block's own warp index, the 32 a literal, a kept
+constant, or a source file's own `#define` that only the kernel uses), which the host sizes in
 items, not warps (bitsandbytes' `(m + 3) / 4` blocks of 128). A kernel launched with any other
 width is not one, unless every warp operation it reaches stays within 32 lanes as written, or it
 reaches none (porter.rules.within_rows): each 32-lane half of a wavefront then runs it as one NVIDIA warp.
@@ -41,10 +42,10 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from porter.parse import Initializer, captures, initializers, kernel_launches
+from porter.parse import Initializer, captures, identifiers_named, initializers, kernel_launches
 from porter.rules import portable
 from porter.rules.brackets import NOT_FUNCTIONS, closing_of, top_level_parts
-from porter.rules.consteval import CONST_QUALIFIER, evaluate
+from porter.rules.consteval import CONST_QUALIFIER, HEADER_SUFFIXES, evaluate
 from porter.rules.device import (
     IDENT,
     FunctionInfo,
@@ -821,7 +822,7 @@ def _warps_of_block(ctx, node: tree_sitter.Node, at: tree_sitter.Node, widths: s
     leave gaps on NVIDIA too."""
     count = _block_factor(ctx, node, at)
     quotient = binary_parts(count, ctx.source) if count is not None and count.type == "binary_expression" else None
-    return quotient is not None and _per_warp(ctx, quotient) and spelled(ctx, quotient[0]) in widths
+    return quotient is not None and _per_warp(ctx, quotient, at) and spelled(ctx, quotient[0]) in widths
 
 
 def _block_factor(ctx, node: tree_sitter.Node, at: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -893,10 +894,26 @@ def _per_warp(ctx, parts: tuple[tree_sitter.Node, str, tree_sitter.Node], at: tr
     elif divisor.type == "identifier":
         value = _kept_value(ctx, text)
         if value is None and at is not None:
-            value = _function_constant(ctx, text, at)
+            value = _function_constant(ctx, text, at) or _macro_only_there(ctx, text, at)
     else:
         return False
     return (parts[1], value) in (("/", ROW), (">>", 5))
+
+
+def _macro_only_there(ctx, name: str, at: tree_sitter.Node) -> int | None:
+    """The value of a source file's own `#define WARP 32`, defined once, where every use the file
+    makes of it is in the function around `at`: like a constant of that function, its 32 means
+    nothing elsewhere (a header's may be any file's, so a header's are not read)."""
+    function = ctx.device.function_of(at).node
+    if function is None or ctx.source.path.suffix.lower() in HEADER_SUFFIXES:
+        return None
+    definitions = [d for d in ctx.constant_definitions if d[1] == name]
+    if len(definitions) != 1:
+        return None
+    uses = [u for u in identifiers_named(ctx.parsed.root, ctx.source.data, name) if u.parent.type != "preproc_def"]
+    if not all(function.start_byte <= use.start_byte < function.end_byte for use in uses):
+        return None
+    return ctx.shared_constants.get(name)
 
 
 def _function_constant(ctx, name: str, at: tree_sitter.Node) -> int | None:
