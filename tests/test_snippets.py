@@ -33,6 +33,19 @@ CASES = [
     (K.format("int w = threadIdx.x / 32; x[w] = __shfl_down(x[w], 1);"), ["WRP001"]),
     (K.format("int warp = threadIdx.x / 32; x[warp] = warpSize;"), ["WRP001"]),
     (K.format("int t = threadIdx.x; int l = t % 32; x[l] = __shfl(x[l], 0);"), ["WRP001"]),
+    # a warp per row, the rows before the block counted from its width and the host's grid in rows:
+    # the width a file's own constant that only the kernel uses stays the row's 32, as a literal would
+    (
+        "constexpr int RT = 32;\n"
+        "__global__ void k(float* y, const float* x, int m) {\n"
+        "  int row = blockIdx.x * (blockDim.x / RT) + threadIdx.x / RT;\n"
+        "  float v = row < m ? x[row * RT + threadIdx.x % RT] : 0.f;\n"
+        "  for (int o = RT / 2; o > 0; o /= 2) v += __shfl_down(v, o);\n"
+        "  if (row < m && threadIdx.x % RT == 0) y[row] = v;\n"
+        "}\n"
+        "void f(float* y, const float* x, int m) { k<<<(m + 3) / 4, 128>>>(y, x, m); }\n",
+        ["WRP016", "API006"],
+    ),
     # a 2-D mapping of a block with no warp-level code is the same on any wavefront
     (K.format("int row = threadIdx.x / 32, col = threadIdx.x % 32; x[row * 33 + col] = 0;"), []),
     (K.format("int t = threadIdx.x; int u = t; int wid = u >> 5; x[wid] = __any(x[wid] > 0);"), ["WRP001"]),

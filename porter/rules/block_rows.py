@@ -901,8 +901,8 @@ def _per_warp(ctx, parts: tuple[tree_sitter.Node, str, tree_sitter.Node], at: tr
 
 
 def _macro_only_there(ctx, name: str, at: tree_sitter.Node) -> int | None:
-    """The value of a source file's own `#define WARP 32`, defined once, where every use the file
-    makes of it is in the function around `at`: like a constant of that function, its 32 means
+    """The value of a source file's own `#define WARP 32` (or `constexpr int WARP = 32;`), defined
+    once, where every use the file makes of it is in the function around `at`: like a constant of that function, its 32 means
     nothing elsewhere (a header's may be any file's, so a header's are not read)."""
     function = ctx.device.function_of(at).node
     if function is None or ctx.source.path.suffix.lower() in HEADER_SUFFIXES:
@@ -910,7 +910,7 @@ def _macro_only_there(ctx, name: str, at: tree_sitter.Node) -> int | None:
     definitions = [d for d in ctx.constant_definitions if d[1] == name]
     if len(definitions) != 1:
         return None
-    uses = [u for u in identifiers_named(ctx.parsed.root, ctx.source.data, name) if u.parent.type != "preproc_def"]
+    uses = [u for u in identifiers_named(ctx.parsed.root, ctx.source.data, name) if u.start_byte != definitions[0][0]]
     if not all(function.start_byte <= use.start_byte < function.end_byte for use in uses):
         return None
     return ctx.shared_constants.get(name)
