@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from porter.parse import Initializer, captures, identifiers_named, initializers, kernel_launches
+from porter.parse import Initializer, captures, initializers, kernel_launches
 from porter.rules import portable
 from porter.rules.brackets import NOT_FUNCTIONS, closing_of, top_level_parts
 from porter.rules.consteval import CONST_QUALIFIER, HEADER_SUFFIXES, evaluate
@@ -894,26 +894,23 @@ def _per_warp(ctx, parts: tuple[tree_sitter.Node, str, tree_sitter.Node], at: tr
     elif divisor.type == "identifier":
         value = _kept_value(ctx, text)
         if value is None and at is not None:
-            value = _function_constant(ctx, text, at) or _macro_only_there(ctx, text, at)
+            value = _function_constant(ctx, text, at) or _source_constant(ctx, text, at)
     else:
         return False
     return (parts[1], value) in (("/", ROW), (">>", 5))
 
 
-def _macro_only_there(ctx, name: str, at: tree_sitter.Node) -> int | None:
+def _source_constant(ctx, name: str, at: tree_sitter.Node) -> int | None:
     """The value of a source file's own `#define WARP 32` (or `constexpr int WARP = 32;`), defined
-    once, where every use the file makes of it is in the function around `at`: like a constant of that function, its 32 means
-    nothing elsewhere (a header's may be any file's, so a header's are not read)."""
-    function = ctx.device.function_of(at).node
-    if function is None or ctx.source.path.suffix.lower() in HEADER_SUFFIXES:
+    once: in the NVIDIA original its 32 groups threads as the literal does, whatever other kernels
+    take it for. Read where a kernel's index shows its rows (a warp per item, R rows to a block);
+    where porter would widen it for those others, the row kernel keeps the definition and their
+    uses take the fix (warp_size._row_kernel_constants). A header's constant is not read: any file
+    may define it."""
+    if ctx.device.function_of(at).node is None or ctx.source.path.suffix.lower() in HEADER_SUFFIXES:
         return None
     definitions = [d for d in ctx.constant_definitions if d[1] == name]
-    if len(definitions) != 1:
-        return None
-    uses = [u for u in identifiers_named(ctx.parsed.root, ctx.source.data, name) if u.start_byte != definitions[0][0]]
-    if not all(function.start_byte <= use.start_byte < function.end_byte for use in uses):
-        return None
-    return ctx.shared_constants.get(name)
+    return ctx.shared_constants.get(name) if len(definitions) == 1 else None
 
 
 def _function_constant(ctx, name: str, at: tree_sitter.Node) -> int | None:

@@ -57,7 +57,7 @@ from porter.rules.lane_mask import is_full_mask_32
 from porter.rules.logical_warp import logical_names, mentions_any, row_path_widths
 from porter.rules.patterns import finditer, search, search_fast
 from porter.rules.votes import VOTE_CALLS
-from porter.rules.within_rows import is_sync_mask
+from porter.rules.within_rows import is_sync_mask, warp_valued_names
 from porter.source import encoded_length
 from porter.targets import host_warp_size
 
@@ -2905,7 +2905,7 @@ def _record_constant_roles(ctx: FileContext, uses: list[Finding], others: list[F
         for key in keys[id(finding)]:
             ctx.project.claims.add(key)
             ctx.project.withdrawals.append((key, finding.rule, finding.span.start_byte, finding.span.end_byte))
-    other_roles = _bit_counting_constants(ctx) | _square_tile_constants(ctx)
+    other_roles = _bit_counting_constants(ctx) | _square_tile_constants(ctx) | _row_kernel_constants(ctx)
     ctx.project.vetoes |= {key for name in other_roles for key in _keys_of(ctx, name)}
     ctx.project.pending += [
         (_constant_key(ctx, name, finding.span.start_byte), finding) for name, finding in _own_definitions(ctx)
@@ -2935,6 +2935,16 @@ def _square_tile_constants(ctx: FileContext) -> set[str]:
         return {name for name in names if ctx.shared_constants.get(name) in _WARP_CONSTANT_VALUES}
 
     return ctx.once("square-tile constants", find)
+
+
+def _row_kernel_constants(ctx: FileContext) -> set[str]:
+    """The file's own constants of a warp width's value that a kernel of 32-thread rows names
+    (porter.rules.block_rows, `row_max<<<m, 32>>>` striding by `WARP`): there they are the row's,
+    and widened at their definition they would take the row past its 32 threads, so the definition
+    stays and each use in other kernels carries its own fix. Another file's constant is left to the
+    project (a group kernel of 32s that names a header's constant widens with it, FileContext.project_widened)."""
+    named = {name for start, end in block_rows(ctx).row_only for name in warp_valued_names(ctx, start, end)}
+    return named & _constant_texts(ctx).keys() if named else set()
 
 
 def _bit_counting_constants(ctx: FileContext) -> set[str]:
