@@ -253,3 +253,26 @@ def test_a_project_constant_named_warpsize_is_not_hips_before_or_after_its_port(
     convert(ConvertOptions(source, tmp_path / "port", mode="portable"), Config(), None)
     assert "warpSize = PORTER_WARP_SIZE" in (tmp_path / "port" / "common.h").read_text()
     assert _rules_by_file(tmp_path / "port") == {}
+
+
+# a kernel launched one 32-thread row a block, striding its row by a header's constant
+ROW_KERNEL = """#include "common.h"
+__global__ void row_max(float* out, const float* a, int k) {
+  int lane = threadIdx.x % WS;
+  float best = -1e30f;
+  for (int i = lane; i < k; i += WS) best = fmaxf(best, a[blockIdx.x * k + i]);
+  if (lane == 0) out[blockIdx.x] = best;
+}
+void run(float* out, const float* a, int m, int k) { row_max<<<m, 32>>>(out, a, k); }
+"""
+
+
+def test_a_header_constant_a_launched_row_kernel_strides_by_stays_and_its_other_uses_are_fixed(tmp_path):
+    """Widened at the header, WS would make row_max's 32 threads stride its row by 64 (the
+    cross-file form of corpus/emulate/shared_width.cu): kernel.cu's uses take the fix instead."""
+    (tmp_path / "common.h").write_text(HEADER)
+    (tmp_path / "kernel.cu").write_text(KERNEL)
+    (tmp_path / "rows.cu").write_text(ROW_KERNEL)
+    found = _rules_by_file(tmp_path)
+    assert "common.h" not in found and "rows.cu" not in found
+    assert sorted(found["kernel.cu"]) == [(3, "WRP001"), (4, "WRP005")]

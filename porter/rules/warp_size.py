@@ -2941,10 +2941,22 @@ def _row_kernel_constants(ctx: FileContext) -> set[str]:
     """The file's own constants of a warp width's value that a kernel of 32-thread rows names
     (porter.rules.block_rows, `row_max<<<m, 32>>>` striding by `WARP`): there they are the row's,
     and widened at their definition they would take the row past its 32 threads, so the definition
-    stays and each use in other kernels carries its own fix. Another file's constant is left to the
-    project (a group kernel of 32s that names a header's constant widens with it, FileContext.project_widened)."""
-    named = {name for start, end in block_rows(ctx).row_only for name in warp_valued_names(ctx, start, end)}
-    return named & _constant_texts(ctx).keys() if named else set()
+    stays and each use in other kernels carries its own fix. Another file's constant only where the
+    file launches the row kernel one 32-thread row a block: a group kernel of 32s that names a
+    header's constant widens with it (FileContext.project_widened)."""
+    rows = block_rows(ctx)
+    named = {name for start, end in rows.row_only for name in warp_valued_names(ctx, start, end)}
+    if not named:
+        return set()
+    vetoed = named & _constant_texts(ctx).keys()
+    # another file's constant, where a kernel the file launches in blocks of one 32-thread row names
+    # it: that row cannot widen with it, as a group kernel that only reads it can
+    one_row = {kernel for kernel, widths in launched_widths(ctx).items() if widths == {ROW}}
+    for info in ctx.device.functions:
+        if info.is_kernel and info.node is not None and short_name(info.name) in one_row:
+            if rows.row_only_at(info.node.start_byte):
+                vetoed |= named & warp_valued_names(ctx, info.node.start_byte, info.node.end_byte)
+    return vetoed
 
 
 def _bit_counting_constants(ctx: FileContext) -> set[str]:
