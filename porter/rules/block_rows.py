@@ -459,6 +459,13 @@ def launched_widths(ctx) -> dict[str, set[int]]:
     }
 
 
+def launched_32_wide(ctx) -> set[str]:
+    """The kernels the file launches, every time with a block 32 threads wide (`<<<n, 32>>>`,
+    `dim3(32, 8)`), as written for NVIDIA."""
+    written = ctx.once("launch shapes as written", lambda: _launch_shapes(ctx, written=True))
+    return {name for name, shapes in written.items() if shapes and all(s is not None and s[0] == ROW for s in shapes)}
+
+
 def launched_threads_key(kernel: str, threads: int) -> str:
     """The key a file claims for each block width it launches a kernel with."""
     return f"launched-threads:{short_name(kernel)}:{threads}"

@@ -23,6 +23,7 @@ from porter.rules.block_limits import widened_blocks
 from porter.rules.block_rows import (
     ROW,
     block_rows,
+    launched_32_wide,
     launched_threads,
     launched_wavefronts_key,
     launched_widths,
@@ -2942,18 +2943,18 @@ def _row_kernel_constants(ctx: FileContext) -> set[str]:
     (porter.rules.block_rows, `row_max<<<m, 32>>>` striding by `WARP`): there they are the row's,
     and widened at their definition they would take the row past its 32 threads, so the definition
     stays and each use in other kernels carries its own fix. Another file's constant only where the
-    file launches the row kernel one 32-thread row a block: a group kernel of 32s that names a
+    file launches the row kernel in blocks 32 threads wide: a group kernel of 32s that names a
     header's constant widens with it (FileContext.project_widened)."""
     rows = block_rows(ctx)
     named = {name for start, end in rows.row_only for name in warp_valued_names(ctx, start, end)}
     if not named:
         return set()
     vetoed = named & _constant_texts(ctx).keys()
-    # another file's constant, where a kernel the file launches in blocks of one 32-thread row names
-    # it: that row cannot widen with it, as a group kernel that only reads it can
-    one_row = {kernel for kernel, widths in launched_widths(ctx).items() if widths == {ROW}}
+    # another file's constant, where a kernel the file launches in blocks 32 threads wide names it:
+    # those rows cannot widen with it, as a group kernel that only reads it can
+    rows_of_32 = launched_32_wide(ctx)
     for info in ctx.device.functions:
-        if info.is_kernel and info.node is not None and short_name(info.name) in one_row:
+        if info.is_kernel and info.node is not None and short_name(info.name) in rows_of_32:
             if rows.row_only_at(info.node.start_byte):
                 vetoed |= named & warp_valued_names(ctx, info.node.start_byte, info.node.end_byte)
     return vetoed
