@@ -21,7 +21,7 @@ literals and kept constants) or bounded at them by `__launch_bounds__`; and kern
 threads of the grid take an item (`(blockIdx.x * blockDim.x + threadIdx.x) / 32`, or the warps of
 the blocks before counted from the block's width, `blockIdx.x * (blockDim.x / 32)` or a template
 width's `(THREADS / 32) * blockIdx.x`, beside the block's own warp index, the 32 a literal, a kept
-constant, or a source file's own `#define` that only the kernel uses), which the host sizes in
+constant, or a constant of 32 the source file defines), which the host sizes in
 items, not warps (bitsandbytes' `(m + 3) / 4` blocks of 128). A kernel launched with any other
 width is not one, unless every warp operation it reaches stays within 32 lanes as written, or it
 reaches none (porter.rules.within_rows): each 32-lane half of a wavefront then runs it as one NVIDIA warp.
@@ -441,8 +441,7 @@ def launched_threads(ctx, function: FunctionInfo) -> int | None:
     None where any is not known, or they differ, or the function is no kernel."""
     if not function.is_kernel or function.node is None:
         return None
-    written = ctx.once("launch shapes as written", lambda: _launch_shapes(ctx, written=True))
-    shapes = written.get(short_name(function.name))
+    shapes = _written_shapes(ctx).get(short_name(function.name))
     widths = {shape[0] if shape is not None and shape[1] else None for shape in shapes or ()}
     return widths.pop() if len(widths) == 1 else None
 
@@ -452,18 +451,17 @@ def launched_widths(ctx) -> dict[str, set[int]]:
     as written for NVIDIA: what the file tells the project of its launches (a header's kernel is
     launched by the files that include it). A kernel the file launches only otherwise maps to an
     empty set; one it never launches is absent."""
-    written = ctx.once("launch shapes as written", lambda: _launch_shapes(ctx, written=True))
     return {
         name: {shape[0] for shape in shapes if shape is not None and shape[1] and shape[0] is not None}
-        for name, shapes in written.items()
+        for name, shapes in _written_shapes(ctx).items()
     }
 
 
 def launched_32_wide(ctx) -> set[str]:
     """The kernels the file launches, every time with a block 32 threads wide (`<<<n, 32>>>`,
     `dim3(32, 8)`), as written for NVIDIA."""
-    written = ctx.once("launch shapes as written", lambda: _launch_shapes(ctx, written=True))
-    return {name for name, shapes in written.items() if shapes and all(s is not None and s[0] == ROW for s in shapes)}
+    shapes_by_kernel = _written_shapes(ctx).items()
+    return {name for name, shapes in shapes_by_kernel if shapes and all(s is not None and s[0] == ROW for s in shapes)}
 
 
 def launched_threads_key(kernel: str, threads: int) -> str:
@@ -485,6 +483,11 @@ def record_launches(ctx) -> None:
         ctx.project.vetoes.update(
             launched_wavefronts_key(kernel, threads // 64) for threads in widths if threads % 64 == 0
         )
+
+
+def _written_shapes(ctx) -> dict[str, list[tuple[int | None, bool] | None]]:
+    """_launch_shapes as written for NVIDIA, worked out once per file."""
+    return ctx.once("launch shapes as written", lambda: _launch_shapes(ctx, written=True))
 
 
 def _launch_shapes(ctx, written: bool = False) -> dict[str, list[tuple[int | None, bool] | None]]:
