@@ -217,5 +217,6 @@ def test_a_project_built_with_its_learned_marker_builds_for_amd(tmp_path):
         ("build_options.cu", "ok"),
         ("full_wave_votes.cu", "ok"),
         ("host_wavefront_macro.hip", "ok"),
+        ("slots_elsewhere/launch.hip", "ok"),
     }
     assert units == expected, result.output
