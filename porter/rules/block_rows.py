@@ -457,6 +457,12 @@ def launched_widths(ctx) -> dict[str, set[int]]:
     }
 
 
+def launched_nowhere_here(ctx, function: FunctionInfo) -> bool:
+    """Is the function a kernel that no line of the file launches (a header's, launched by the
+    files that include it)?"""
+    return function.is_kernel and function.node is not None and short_name(function.name) not in _written_shapes(ctx)
+
+
 def launched_32_wide(ctx) -> set[str]:
     """The kernels the file launches, every time with a block 32 threads wide (`<<<n, 32>>>`,
     `dim3(32, 8)`), as written for NVIDIA."""

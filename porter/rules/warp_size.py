@@ -24,9 +24,9 @@ from porter.rules.block_rows import (
     ROW,
     block_rows,
     launched_32_wide,
+    launched_nowhere_here,
     launched_threads,
     launched_wavefronts_key,
-    launched_widths,
     reached_spans,
     record_launches,
     row_count_names,
@@ -2728,7 +2728,7 @@ def _slots_read_by_count(
         return  # not the launched block's count of 32-lane warps: 8 slots of a 512-thread block's 8 wavefronts
     # a kernel launched in no line of this file (a header's): unless a launch elsewhere makes the
     # slots its count of 64-lane wavefronts (record_launches)
-    elsewhere = kernel.is_kernel and threads is None and short_name(kernel.name) not in launched_widths(ctx)
+    elsewhere = launched_nowhere_here(ctx, kernel)
     bounds = {}
     for index in reads:
         if ctx.device.expression_classes(index) & {VarClass.LANE, VarClass.THREAD}:

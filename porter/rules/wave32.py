@@ -26,11 +26,10 @@ from porter.rules.base import FileContext, Rule
 from porter.rules.block_limits import MAX_BLOCK_THREADS
 from porter.rules.block_rows import (
     block_rows,
+    launched_nowhere_here,
     launched_threads,
     launched_threads_key,
-    launched_widths,
     record_launches,
-    short_name,
 )
 from porter.rules.branches import CDNA, CUDA, RDNA
 from porter.rules.consteval import evaluate
@@ -401,18 +400,11 @@ def _wavefront_slots(ctx: FileContext) -> Iterable[tuple[str | None, Finding]]:
     (None, finding) where the file launches the kernel so; (key, finding) for a kernel the file
     launches nowhere (a header's): the finding is reported where a file of the project claims
     that key, launching it with that block (block_rows.record_launches)."""
-    launched = launched_widths(ctx)
     for declaration, _, size, name in shared_arrays(ctx):
         kernel = ctx.device.function_of(declaration)
         threads, key = launched_threads(ctx, kernel), None
         slots = ctx.value_of(size)
-        if (
-            threads is None
-            and kernel.node is not None
-            and kernel.is_kernel
-            and slots is not None
-            and short_name(kernel.name) not in launched
-        ):
+        if slots is not None and launched_nowhere_here(ctx, kernel):
             threads = 64 * slots
             key = launched_threads_key(kernel.name, threads)
         if threads is None or threads % 64 or threads > MAX_BLOCK_THREADS or slots != threads // 64:
