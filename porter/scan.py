@@ -46,6 +46,7 @@ from porter.rules.project import (
     widened_assumptions,
 )
 from porter.rules.tables import load_tables
+from porter.rules.within_rows import reached_warp_functions
 from porter.source import FileKind, SourceFile, UndecodableSource
 from porter.suppress import apply_suppressions
 
@@ -311,13 +312,18 @@ def _standing_facts(ctx: FileContext) -> ProjectFacts:
 
 
 def read_again_where_widened(
-    results: list[FileResult], read_again: Callable[[int, frozenset[str]], FileResult]
+    results: list[FileResult],
+    read_again: Callable[[int, frozenset[str]], FileResult],
+    contradicted: Callable[[set[str]], set[str]] = lambda _: set(),
 ) -> None:
     """Each file whose conclusions rest on a header's constant taken as left as written (an
-    assumption, porter.rules.project) that the project widens after all, read again knowing so:
-    `read_again(index, widened keys)` replaces its result. One round: a file read again rests on
-    fewer assumptions, and what it claims anew does not send the others round again."""
-    keys = settled_keys([result.project for result in results if result.project])
+    assumption, porter.rules.project) that the project widens after all, or on a function it calls
+    taken as holding no warp operation that `contradicted` (the assumptions → those the project's
+    headers contradict) finds reaching one, read again knowing so: `read_again(index, keys)`
+    replaces its result. One round: a file read again rests on fewer assumptions, and what it
+    claims anew does not send the others round again."""
+    facts = [result.project for result in results if result.project]
+    keys = settled_keys(facts) | contradicted(set().union(*(f.assumed_kept for f in facts)))
     for index, result in enumerate(results):
         widened = widened_assumptions(result.project, keys) if result.project else frozenset()
         if widened:
@@ -477,6 +483,10 @@ def _heads(paths: list[Path]) -> list[bytes]:
         except OSError:
             heads.append(b"")
     return heads
+
+
+def _header_paths(files: list[DiscoveredFile]) -> list[Path]:
+    return [file.path for file in files if file.path.suffix.lower() in HEADER_SUFFIXES]
 
 
 def _warp_function_names_of(headers: list[Path]) -> frozenset[str]:
@@ -669,6 +679,9 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
     read_again_where_widened(
         results,
         lambda i, keys: analyze_file(items[i][0], config, deep, items[i][1], cap, constants, alone=False, widened=keys),
+        lambda assumed: reached_warp_functions(
+            assumed, lambda: _heads(_header_paths(discovery.files)), constants.warp_functions
+        ),
     )
     settle_project(results)
     return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)

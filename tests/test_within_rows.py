@@ -102,6 +102,10 @@ HEADER_FUNCTIONS = {
     "a shuffle": "__device__ float combine(float v) {\n"
     "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n  return v;\n}\n",
     "a lane taken with 32": "__device__ float combine(float v) {\n  return (threadIdx.x & 31) ? v : 0.f;\n}\n",
+    # neither name says it works across the warp: only `fold`'s body does, one call away
+    "a call to a function that shuffles": "__device__ float fold(float v) {\n"
+    "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n  return v;\n}\n"
+    "__device__ float combine(float v) { return fold(v) * 0.5f; }\n",
 }
 
 
@@ -116,6 +120,21 @@ def test_a_call_to_a_project_function_with_32s_of_its_own_keeps_the_kernel_wide(
     (tmp_path / "k.cu").write_text('#include "combine.cuh"\n' + kernel)
     found = scan([tmp_path], Config(), jobs=1).findings
     assert ("k.cu", "WRP001") in {(f.file, f.rule) for f in found}
+
+
+def test_a_call_to_a_header_function_that_reaches_no_warp_operation_keeps_the_32s(tmp_path):
+    """`combine` calls `scale` and `clamp01`, neither of which reads another lane: the kernel's own
+    butterflies stay below 32, so its 32s stay."""
+    (tmp_path / "combine.cuh").write_text(
+        "__device__ float scale(float v) { return v * 0.5f; }\n"
+        "__device__ float clamp01(float v) { return v < 0.f ? 0.f : (v > 1.f ? 1.f : v); }\n"
+        "__device__ float combine(float v) { return clamp01(scale(v)); }\n"
+    )
+    kernel = BLOCK_SUM.replace("if (warp == 0) {", "v = combine(v);\n  if (warp == 0) {")
+    (tmp_path / "k.cu").write_text('#include "combine.cuh"\n' + kernel)
+    found = scan([tmp_path], Config(), jobs=1).findings
+    assert {f.rule for f in found if f.file == "k.cu"} & WIDTH_RULES == set()
+    assert ("k.cu", "MSK001") in {(f.file, f.rule) for f in found}
 
 
 GROUP_SLOTS = (CORPUS / "emulate" / "group_slots.cu").read_text()

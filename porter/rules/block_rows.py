@@ -44,7 +44,7 @@ import tree_sitter
 
 from porter.parse import Initializer, captures, initializers, kernel_launches
 from porter.rules import portable
-from porter.rules.brackets import NOT_FUNCTIONS, closing_of, top_level_parts
+from porter.rules.brackets import called_names, closing_of, function_braces, top_level_parts
 from porter.rules.consteval import CONST_QUALIFIER, HEADER_SUFFIXES, evaluate
 from porter.rules.device import (
     IDENT,
@@ -319,9 +319,6 @@ _ANY_BOUNDS = re.compile(rb"(?:__launch_bounds__|" + _PORTED_BOUNDS + rb")\s*\([
 # `void had_hf_r_128_kernel\n(`, which brackets.function_named_before does not read)
 _NAME_BEFORE_PARAMETERS = re.compile(rb"([A-Za-z_]\w*)\s*$")
 # a call's name: `f(`, `ns::f(`, `f<T, 4>(`, not a member (`a.f(`, `p->f(`)
-_CALLED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(")
-_NOT_BEFORE_A_DEFINITION = WORD_BYTES | {ord("."), ord(">")}
-_PARAMETERS_THEN_BODY = re.compile(rb"\s*\([^;{]*\)\s*(?:const\s*)?\{")
 _BODY_LIMIT = 1 << 18  # a kernel's body read for its calls: longer is a brace the text scan mismatched
 
 
@@ -335,23 +332,12 @@ def project_row_callers(sources: list[bytes], names: list[str], row_launches: di
     callers: dict[str, tuple[str, str]] = {}
     for data, name in zip(sources, names, strict=True):
         for kernel, body in _row_kernel_bodies(data, row_launches):
-            for called in {word.decode() for word in _CALLED.findall(body)} - NOT_FUNCTIONS:
+            for called in called_names(body):
                 # a function of the kernel's own file is settled there (and a name two files each
                 # define, `warp_reduce_sum`, is that file's)
-                if called not in callers and not _defines(data, called.encode()):
+                if called not in callers and next(function_braces(data, called), None) is None:
                     callers[called] = (kernel, name)
     return callers
-
-
-def _defines(data: bytes, name: bytes) -> bool:
-    """Whether the text defines a function `name`: `name(…) {`, `name(…) const {`."""
-    at = data.find(name)
-    while at >= 0:
-        end = at + len(name)
-        if (at == 0 or data[at - 1] not in _NOT_BEFORE_A_DEFINITION) and _PARAMETERS_THEN_BODY.match(data, end):
-            return True
-        at = data.find(name, end)
-    return False
 
 
 def _row_kernel_bodies(data: bytes, row_launches: dict[str, bool]) -> Iterator[tuple[str, bytes]]:

@@ -8,13 +8,30 @@ lines around a match (a wrapper, a forwarding function), where a miscount only l
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 
-from porter.source import IDENTIFIER_BYTES
+from porter.source import IDENTIFIER_BYTES, WORD_BYTES
 
 WINDOW = 4096  # bytes these look through, around the match they start from
-# words a `(` follows that name no function: statements, operators, the preprocessor's `defined`
-NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "defined"})
+# words a `(` follows that name no function: statements (`if constexpr (…) {` too), operators, the
+# preprocessor's `defined`
+NOT_FUNCTIONS = frozenset(
+    {
+        "if",
+        "for",
+        "while",
+        "switch",
+        "catch",
+        "return",
+        "sizeof",
+        "defined",
+        "constexpr",
+        "decltype",
+        "alignof",
+        "static_assert",
+    }
+)
 
 
 def enclosing_opener(data: bytes, at: int, opener: int = 0x7B, closer: int = 0x7D) -> int | None:
@@ -100,3 +117,26 @@ def _skip_back(data: bytes, at: int) -> int:
     while at >= 0 and data[at] in b" \t\r\n":
         at -= 1
     return at
+
+
+def called_names(body: bytes) -> set[str]:
+    """The names `body` calls (`f(`, `f<T>(`; not a member's `.f(` or `->f(`), statements' words left out."""
+    return {word.decode() for word in _CALLED.findall(body)} - NOT_FUNCTIONS
+
+
+def function_braces(data: bytes, name: str) -> Iterator[int]:
+    """The offset of the `{` that opens each function `name` the text defines: `name(…) {`, `name(…) const {`."""
+    word = name.encode()
+    at = data.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if at == 0 or data[at - 1] not in _NOT_BEFORE_A_DEFINITION:
+            head = _PARAMETERS_THEN_BODY.match(data, end)
+            if head is not None:
+                yield head.end() - 1
+        at = data.find(word, end)
+
+
+_CALLED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(")
+_NOT_BEFORE_A_DEFINITION = WORD_BYTES | {ord("."), ord(">")}
+_PARAMETERS_THEN_BODY = re.compile(rb"\s*\([^;{]*\)\s*(?:const\s*)?\{")

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 import tree_sitter
 
-from porter.rules.brackets import function_named_before
+from porter.rules.brackets import called_names, closing_of, function_named_before
 from porter.rules.device import (
     IDENT_BYTES,
     SHUFFLE_CALLS,
@@ -102,8 +102,12 @@ def stays_within_rows(ctx, functions: list[tree_sitter.Node], defined: set[str],
             if name in SHUFFLE_CALLS:
                 if not _within_32(ctx, name, call):
                     return False
-            elif short not in defined and short not in _LANE_NEUTRAL and _may_reach_warp_operations(ctx, short):
-                return False
+            elif short not in defined and short not in _LANE_NEUTRAL:
+                if _may_reach_warp_operations(ctx, short):
+                    return False
+                # taken as holding no warp operation: the scan checks it against the project's
+                # headers (reached_warp_functions), and reads the file again where one reaches some
+                ctx.project.assumed_kept.add(_warp_function_key(short))
     return True
 
 
@@ -356,7 +360,84 @@ def _may_reach_warp_operations(ctx, name: str) -> bool:
     """Is `name`, called from outside the file's functions, a warp operation porter does not see as
     one: a function of the project's headers that holds one (its 32s settle in its own file, and
     may widen), a macro of the file's that does, or a name that says it works across the warp?"""
-    return name in ctx.project_warp_functions or name in _warp_macros(ctx) or _says_warp_level(name)
+    return (
+        name in ctx.project_warp_functions
+        or name in _warp_macros(ctx)
+        or _says_warp_level(name)
+        or _warp_function_key(name) in ctx.project_widened
+    )
+
+
+# a file's assumption (porter.rules.project) that a function it calls but does not define holds no warp operation
+_WARP_FUNCTION_KEY = "warp-function:"
+
+
+def _warp_function_key(name: str) -> str:
+    return _WARP_FUNCTION_KEY + name
+
+
+def reached_warp_functions(
+    assumed: set[str], headers: Callable[[], list[bytes]], warp_functions: frozenset[str]
+) -> set[str]:
+    """The assumptions among `assumed` that a function holds no warp operation which the project's
+    headers contradict: a header defines it with a body that calls, CALL_DEPTH hops deep among the
+    headers' functions, one that holds a warp operation (`warp_functions`, warp_function_names) or
+    whose name says it works across the warp. `combine(v)` calling `fold(v)`, whose shuffles settle
+    (and may widen) in their own file, is a warp operation to the kernel that calls it as much as
+    `fold` is, and neither name says so. Read once the files are analysed, for the few names their
+    kernels call without defining: a call graph of every header function cost flashinfer's scan
+    0.2 s before any file could start. `headers` reads the texts, only where there is a name to
+    look up."""
+    names = {key.removeprefix(_WARP_FUNCTION_KEY) for key in assumed if key.startswith(_WARP_FUNCTION_KEY)}
+    if not names:
+        return set()
+    texts = headers()
+    defined = _header_functions(texts)
+    for macro in _FUNCTION_MACRO.finditer(b"\n".join(texts)):  # `MACRO(i, n) {` in a body is a statement's
+        defined.pop(macro.group(1).decode(), None)
+    known: dict[tuple[str, int], bool] = {}  # (name, hops left) → reaches one: each hop takes one off, so a cycle ends
+
+    def reaches(name: str, hops: int) -> bool:
+        if name in warp_functions or _says_warp_level(name):
+            return True
+        if hops == 0 or name not in defined:
+            return False
+        if (name, hops) not in known:
+            known[name, hops] = any(
+                reaches(called, hops - 1)
+                for index, brace in defined[name]
+                for called in called_names(_body(texts[index], brace)) - _LANE_NEUTRAL - {name}
+            )
+        return known[name, hops]
+
+    return {_warp_function_key(name) for name in names if reaches(name, CALL_DEPTH)}
+
+
+def _header_functions(texts: list[bytes]) -> dict[str, list[tuple[int, int]]]:
+    """Name → (text's index, its body's `{`) of each function the texts define, as
+    function_named_before reads a body's head (a statement's `if (…) {` is none). A conversion
+    operator (`operator float() {`) names a type, which a cast calls no more than a `_t` does."""
+    functions: dict[str, list[tuple[int, int]]] = {}
+    for index, data in enumerate(texts):
+        for opening in _BODY_OPENING.finditer(data):
+            brace = opening.end() - 1
+            name = function_named_before(data, brace)
+            if name is not None and name not in _TYPE_NAMES and not name.endswith("_t"):
+                functions.setdefault(name, []).append((index, brace))
+    return functions
+
+
+def _body(data: bytes, brace: int) -> bytes:
+    closing = closing_of(data, brace, window=_BODY_LIMIT)
+    return data[brace : closing + 1] if closing is not None else b""
+
+
+_BODY_OPENING = re.compile(rb"\)\s*(?:const\s*)?(?:noexcept\s*)?\{")
+_TYPE_NAMES = frozenset({"bool", "char", "short", "int", "long", "unsigned", "float", "double", "half", "void"})
+_BODY_LIMIT = 1 << 18  # a body read for its calls: longer is a brace the text scan mismatched
+
+
+CALL_DEPTH = 4  # helpers of helpers of helpers: deeper than any real header's chain
 
 
 @lru_cache(maxsize=8192)
