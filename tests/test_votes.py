@@ -147,3 +147,49 @@ def test_a_files_own_macro_that_drops_the_mask_for_rocm_is_the_projects_port(tmp
     assert not rules & {"MSK001", "SYN001"}, rules
     built = hip_compile(path, tmp_path, targets=("gfx942",), extra=("-DUSE_ROCM", "-include", "hip/hip_runtime.h"))
     assert built.returncode == 0, built.stderr
+
+
+LANE_MASK_HELPER = """__device__ __forceinline__ unsigned lanes_below() {
+  unsigned mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+"""
+
+
+def test_a_ptx_lane_mask_register_is_a_lane_mask_where_it_lands(tmp_path):
+    """`%lanemask_lt` read inline holds the wavefront's 64 lanes once ported: the count taken
+    from it and the 32-bit copy of it lose lanes 32-63 (as flashinfer's msa_decode kernels keep
+    one in `uint32_t`), and a header's helper that returns one is a wrapper to every file."""
+    (tmp_path / "lanes.cuh").write_text("#pragma once\n" + LANE_MASK_HELPER)
+    (tmp_path / "k.cu").write_text(
+        '#include "lanes.cuh"\n__global__ void k(int* out) {\n  unsigned lt;\n'
+        '  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(lt));\n  out[threadIdx.x] = __popc(lt);\n'
+        "  unsigned copy = lt;\n  unsigned helper = lanes_below();\n  out[threadIdx.x + 64] = copy + helper;\n}\n"
+    )
+    found = scan([tmp_path], Config(), jobs=1).findings
+    assert sorted((f.file, f.line, f.rule) for f in found if f.rule.startswith(("MSK", "ASM"))) == [
+        ("k.cu", 4, "ASM001"),
+        ("k.cu", 5, "MSK003"),
+        ("k.cu", 6, "MSK002"),
+        ("k.cu", 7, "MSK002"),
+        ("lanes.cuh", 2, "MSK002"),  # the helper's `unsigned` return type
+        ("lanes.cuh", 4, "ASM001"),
+    ]
+    assert all(f.fix.value == "auto" for f in found if f.rule.startswith(("MSK", "ASM")))
+
+
+@pytest.mark.parametrize(
+    ("declaration", "fix"),
+    [
+        ("unsigned mask;", "auto"),  # widened with the rewrite
+        ("unsigned long long mask;", "auto"),  # 64 bits already
+        ("unsigned mask, other;", "suggested"),  # widening the line would widen `other` too
+    ],
+)
+def test_a_lane_mask_register_is_rewritten_only_with_its_variable_widened(tmp_path, declaration, fix):
+    (tmp_path / "k.cu").write_text(LANE_MASK_HELPER.replace("unsigned mask;", declaration))
+    (finding,) = [f for f in scan([tmp_path], Config(), jobs=1).findings if f.rule == "ASM001"]
+    assert finding.fix.value == fix
+    if fix == "auto":
+        assert [edit.replacement for edit in finding.edits][0] == b"mask = porter_lanemask_lt()"

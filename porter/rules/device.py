@@ -463,7 +463,23 @@ class DeviceFacts:
             target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
             if target is not None and value is not None and target.type == "identifier":
                 bindings.append((self.function_of(node), self.source.text(target.start_byte, target.end_byte), value))
+        bindings.extend(self._lane_mask_register_reads())
         return bindings
+
+    def _lane_mask_register_reads(self) -> Iterator[tuple[FunctionInfo, str, tree_sitter.Node]]:
+        """(function, variable, the asm's PTX) for each asm statement that writes a variable from a
+        PTX lane-mask register (`asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below))`): the variable
+        holds a lane mask as much as a vote's result does (_new_shape reads the PTX's `%lanemask`)."""
+        if b"%lanemask" not in self.source.data:
+            return
+        for node in captures("(gnu_asm_expression) @a", self.root).get("a", []):
+            code, outputs = node.child_by_field_name("assembly_code"), node.child_by_field_name("output_operands")
+            if code is None or outputs is None or b"%lanemask" not in self.source.data[code.start_byte : code.end_byte]:
+                continue
+            for operand in outputs.named_children:
+                value = operand.child_by_field_name("value")
+                if value is not None and value.type == "identifier":
+                    yield self.function_of(node), self.source.text(value.start_byte, value.end_byte), code
 
     @cached_property
     def _numbered_bindings(self) -> dict[int, dict[str, list[tuple[int, str, tree_sitter.Node]]]]:
@@ -600,6 +616,8 @@ class DeviceFacts:
             own.add(VarClass.MASK)
         if "__lane_id" in text or "%laneid" in text:
             own.add(VarClass.LANE)
+        if "%lanemask" in text:  # the PTX of an asm that reads a lane-mask register (_lane_mask_register_reads)
+            own.add(VarClass.MASK)
         when_thread = {VarClass.GLOBAL if "blockIdx" in text else VarClass.THREAD}
         compact = "".join(text.split())  # what re.sub(r"\s+", "", text) gives, quicker
         modulo, divides = "&" in compact or "%" in compact, "/" in compact or ">>" in compact

@@ -11,7 +11,11 @@ from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import block_rows
 from porter.rules.consteval import evaluate
 from porter.rules.device import literal_value, template_parameters
+from porter.rules.lane_mask import THIRTY_TWO_BIT_TYPES, WIDE_MASK_TYPES
+from porter.rules.portable import LANE_MASK_TYPE
 from porter.rules.ptx import AsmStatement, fill_template, looks_like_ptx, lop3_expression, opcode
+
+IDENT_ONLY = re.compile(r"[A-Za-z_]\w*")
 
 WHY_PTX = """
     PTX is NVIDIA's virtual ISA: hipcc cannot assemble it, so every `asm` statement that holds
@@ -33,7 +37,11 @@ PTX_TRANSLATABLE = Rule(
     use_instead=(
         "`lane = __lane_id();` — porter rewrites single-instruction statements with an exact equivalent itself "
         "(fix: auto) and names the equivalent for the others. In a kernel whose block is rows of 32 threads, two "
-        "to a 64-lane wavefront (porter.rules.block_rows), the lane is the row's: `lane = porter_lane_id() % 32`."
+        "to a 64-lane wavefront (porter.rules.block_rows), the lane is the row's: `lane = porter_lane_id() % 32`. "
+        "A lane mask (`%lanemask_lt`, `_le`, `_gt`, `_ge`, `_eq`) is the wavefront's 64 lanes on wave64: "
+        "`below = porter_lanemask_lt();` with `below` declared `porter_lane_mask_t` (porter widens a variable "
+        "declared alone; HIP's own `__lanemask_lt()` counts only the active lanes), and within the row, "
+        "`(unsigned)(porter_lanemask_lt() >> (porter_lane_id() & 32))`, in a kernel of 32-thread rows."
     ),
 )
 
@@ -84,9 +92,60 @@ def _translation(ctx: FileContext, statement: AsmStatement, own) -> Finding:
         uses.append(f"`{opcode(instruction)}` → {use}")
     message = "PTX: " + "; ".join(dict.fromkeys(uses))
     edit = _exact_edit(statement, own, in_rows)
-    if edit is not None:
-        return PTX_TRANSLATABLE.finding(ctx, statement.start, statement.end, message, edits=(edit,), fix=FixKind.AUTO)
+    widened = () if edit is None or in_rows else _widened_lane_mask(ctx, statement, own[0][0])
+    if edit is not None and widened is not None:
+        edits = (edit, *widened)
+        return PTX_TRANSLATABLE.finding(ctx, statement.start, statement.end, message, edits=edits, fix=FixKind.AUTO)
     return PTX_TRANSLATABLE.finding(ctx, statement.start, statement.end, message)
+
+
+def _widened_lane_mask(ctx: FileContext, statement: AsmStatement, instruction: str) -> tuple[Edit, ...] | None:
+    """For a read of a PTX lane-mask register (`%lanemask_lt`), the edit that widens the variable it
+    is written to, declared alone in 32 bits in the same function, to porter_lane_mask_t: 64 lanes'
+    mask kept in 32 bits drops lanes 32-63, so without one the rewrite would be wrong and is not
+    made (None). What the variable is handed to is the lane-mask rules' (it holds a mask: device.py),
+    as a vote's result is. () for any other instruction, or a variable already 64 bits wide."""
+    if "%lanemask_" not in instruction:
+        return ()
+    if len(statement.operands) != 1 or not IDENT_ONLY.fullmatch(statement.operands[0]):
+        return None
+    declared = _declared_type_before(ctx, statement, statement.operands[0])
+    if declared is None:
+        return None
+    spelled = re.sub(r"\s+", " ", ctx.source.text(declared.start_byte, declared.end_byte)).strip()
+    if WIDE_MASK_TYPES.search(spelled):
+        return ()
+    if not THIRTY_TWO_BIT_TYPES.match(spelled):
+        return None
+    const = "const " if spelled.startswith("const ") else ""
+    return (Edit(declared.start_byte, declared.end_byte, (const + LANE_MASK_TYPE).encode()),)
+
+
+def _declared_type_before(ctx: FileContext, statement: AsmStatement, name: str):
+    """The type node of the last declaration before the statement, in its function, that declares
+    `name` and nothing else (`unsigned below;`); None where there is none."""
+    node = ctx.parsed.root.descendant_for_byte_range(statement.start, statement.end) if ctx.parsed.root else None
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    if node is None:
+        return None
+    found = None
+    for declaration in captures("(declaration) @d", node).get("d", []):
+        if declaration.start_byte >= statement.start:
+            break
+        declarators = [c for c in declaration.named_children if c.type in ("identifier", "init_declarator")]
+        if len(declarators) != 1 or declaration.child_by_field_name("type") is None:
+            continue
+        declarator = declarators[0]
+        if declarator.type == "init_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        if (
+            declarator is not None
+            and declarator.type == "identifier"
+            and ctx.source.text(declarator.start_byte, declarator.end_byte) == name
+        ):
+            found = declaration.child_by_field_name("type")
+    return found
 
 
 def _lop3_use(ctx: FileContext, statement: AsmStatement, instruction: str) -> str | None:

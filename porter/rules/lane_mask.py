@@ -137,7 +137,9 @@ def check(ctx: FileContext) -> Iterable[Finding]:
     if not ctx.source.kind.is_c_family or ctx.parsed.root is None or not ctx.wave64_targets:
         return
     if (
-        not search_fast(data, (b"_sync", b"__ballot", b"__activemask", b"_read_exec", b"<<"), _FULL_MASK_LITERAL)
+        not search_fast(
+            data, (b"_sync", b"__ballot", b"__activemask", b"_read_exec", b"%lanemask", b"<<"), _FULL_MASK_LITERAL
+        )
         and not ctx.device.vote_wrappers
     ):
         return
@@ -456,7 +458,7 @@ def _narrow_vote_wrappers(ctx: FileContext) -> Iterable[Finding]:
         if THIRTY_TWO_BIT_TYPES.match(type_text):
             yield MASK_TRUNCATED.finding(
                 ctx, type_node.start_byte, type_node.end_byte,
-                f"`{info.name.split('(')[0].strip()}` returns a vote, 64 bits on wave64, as `{type_text}`",
+                f"`{info.name.split('(')[0].strip()}` returns a lane mask, 64 bits on wave64, as `{type_text}`",
                 edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
             )  # fmt: skip
 
@@ -572,7 +574,7 @@ def _counts_from_lane(ctx: FileContext, count: tree_sitter.Node) -> bool:
     )
 
 
-_WIDE_MASK_TYPES = re.compile(r"\b(uint64_t|unsigned\s+long\s+long|u?int64|lane_mask\w*|\w*LaneMask\w*)\b")
+WIDE_MASK_TYPES = re.compile(r"\b(uint64_t|unsigned\s+long\s+long|u?int64|lane_mask\w*|\w*LaneMask\w*)\b")
 
 
 def _narrow_mask_variable(ctx: FileContext, node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -625,6 +627,6 @@ def _kept_as_64_bit_mask(ctx: FileContext, node: tree_sitter.Node) -> bool:
     if outer is not None and outer.type == "init_declarator" and outer.parent is not None:
         declared = outer.parent.child_by_field_name("type")
         return declared is not None and bool(
-            _WIDE_MASK_TYPES.search(ctx.source.text(declared.start_byte, declared.end_byte))
+            WIDE_MASK_TYPES.search(ctx.source.text(declared.start_byte, declared.end_byte))
         )
     return False

@@ -16,10 +16,11 @@ import re
 
 from porter.rules.brackets import closing_of, enclosing_opener, function_named_before
 
-# HIP code reads the active mask with the AMDGCN builtin itself: 64 bits on a 64-lane wavefront
+# HIP code reads the active mask with the AMDGCN builtin itself, and the lanes below or above the
+# caller with HIP's __lanemask_lt() and __lanemask_gt(): 64 bits on a 64-lane wavefront
 VOTE_CALLS = (
     "__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync", "__match_any",
-    "__builtin_amdgcn_read_exec",
+    "__builtin_amdgcn_read_exec", "__lanemask_lt", "__lanemask_gt", "__lanemask_eq",
 )  # fmt: skip
 
 # Library functions whose result is a lane mask: torch declares its vote WARP_BALLOT
@@ -29,7 +30,11 @@ VOTE_CALLS = (
 LIBRARY_MASKS = ("WARP_BALLOT", "getLaneMaskLt", "getLaneMaskLe", "getLaneMaskGt", "getLaneMaskGe")
 
 _VOTE = "|".join(VOTE_CALLS)
-_NEEDLES = (b"__ballot", b"__activemask", b"__match_a", b"_read_exec")  # every name of VOTE_CALLS holds one
+# every name of VOTE_CALLS holds one, and so does the PTX of an asm that reads a lane-mask register
+_NEEDLES = (b"__ballot", b"__activemask", b"__match_a", b"_read_exec", b"__lanemask_", b"%lanemask")
+# PTX's lane-mask registers read into a variable, `asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m))`:
+# the mask of the lanes below the caller, 32 bits on NVIDIA and the wavefront's 64 once ported
+_LANE_MASK_ASM = re.compile(rb'%%lanemask_[a-z]{2}\s*;?\s*"\s*:\s*"=r"\s*\(\s*([A-Za-z_]\w*)\s*\)')
 # `#define NAME(args) body`, the body with its continuation lines
 _FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 _RETURNED_VOTE = re.compile(rb"(?<![\w$])return\b[^;{}]*?(?<![\w$])(?:" + _VOTE.encode() + rb")\s*\(")
@@ -74,9 +79,18 @@ def _vote_macros(data: bytes) -> set[str]:
 
 
 def _vote_functions(data: bytes) -> set[str]:
-    """Functions every `return` of which returns a vote (one per platform arm, as torch's does)."""
+    """Functions every `return` of which returns a vote (one per platform arm, as torch's does), and
+    those that read a PTX lane-mask register into a variable and return it, every `return` that
+    variable (cub's and many projects' `LaneMaskLt()`): their value is a lane mask too."""
+    votes = _functions_returning(data, _RETURNED_VOTE, lambda _, value: is_vote_text(value))
+    return votes | _functions_returning(data, _LANE_MASK_ASM, lambda match, value: value.strip() == match.group(1))
+
+
+def _functions_returning(data: bytes, pattern: re.Pattern[bytes], returned) -> set[str]:
+    """The functions whose body holds a match of `pattern` directly (no inner block) and each of
+    whose `return`s is a value `returned(match, value)` accepts."""
     found: set[str] = set()
-    for match in _RETURNED_VOTE.finditer(data):
+    for match in pattern.finditer(data):
         opening = enclosing_opener(data, match.start())
         # a block inside a function (`if (…) { return __ballot(p); }`) has no name: the function computes more
         name = function_named_before(data, opening) if opening is not None else None
@@ -85,7 +99,7 @@ def _vote_functions(data: bytes) -> set[str]:
             continue
         body = data[opening + 1 : closing]
         returns = _RETURN.findall(body)
-        if returns and all(is_vote_text(value) for value in returns) and body.count(b"{") == 0:
+        if returns and all(returned(match, value) for value in returns) and body.count(b"{") == 0:
             found.add(name)
     return found
 

@@ -35,11 +35,20 @@ EXTERN_SHARED = re.compile(
 # `static __shared__` (block-local shared memory CUDA lets a function say is static, as cupy's kernels
 # do): the CPU device's `__shared__` is already `static thread_local`, and C++ takes `static` once
 STATIC_SHARED = re.compile(rb"\bstatic\s+__shared__\b|\b__shared__\s+static\b")
-# PTX's lane read, `asm("mov.u32 %0, %%laneid;" : "=r"(lane))`, is the one inline PTX the CPU device
-# runs: as `lane = __lane_id()`, the lane as its warp (of the run's width) counts it
+# PTX's lane reads, `asm("mov.u32 %0, %%laneid;" : "=r"(lane))` and the lane masks (`%%lanemask_lt`,
+# …), are the inline PTX the CPU device runs: as `lane = __lane_id()` and `below =
+# porter_emu_lanemask_lt()`, the lane and mask as its warp (of the run's width) counts them
 LANE_ID_ASM = re.compile(
-    rb'\basm\s*(?:volatile\s*|__volatile__\s*)?\(\s*"mov\.[usb]32\s+%0\s*,\s*%%laneid\s*;?"\s*:\s*"=r"\s*\(\s*([^()]+?)\s*\)\s*\)'
+    rb'\basm\s*(?:volatile\s*|__volatile__\s*)?\(\s*"mov\.[usb]32\s+%0\s*,\s*%%(laneid|lanemask_(?:lt|le|gt|ge|eq))\s*;?"\s*:\s*"=r"\s*\(\s*([^()]+?)\s*\)\s*\)'
 )
+
+
+def _lane_read(match: re.Match[bytes]) -> bytes:
+    register, target = match.group(1), match.group(2)
+    read = b"__lane_id()" if register == b"laneid" else b"porter_emu_" + register + b"()"
+    return b"(" + target + b") = " + read
+
+
 # what the CPU device cannot run, as it appears in a source (the scan names the line)
 UNSUPPORTED = {
     "inline PTX (asm)": re.compile(rb"\basm\s*(?:volatile\s*)?\("),
@@ -71,7 +80,7 @@ def stage(tree: Path, into: Path) -> Path:
                 data,
             )  # fmt: skip
             rewritten = STATIC_SHARED.sub(b"__shared__", rewritten)
-            rewritten = LANE_ID_ASM.sub(rb"(\1) = __lane_id()", rewritten)
+            rewritten = LANE_ID_ASM.sub(_lane_read, rewritten)
             rewritten = _poisoned_shared(path, rewritten)
             if rewritten != data:
                 path.write_bytes(rewritten)

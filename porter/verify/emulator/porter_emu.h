@@ -631,6 +631,17 @@ inline unsigned __reduce_xor_sync(unsigned long long m, unsigned v) { return por
 inline int __reduce_min_sync(unsigned long long m, int v) { return static_cast<int>(porter_emu::reduce("__reduce_min_sync", m, static_cast<unsigned>(v), 3)); }
 inline int __reduce_max_sync(unsigned long long m, int v) { return static_cast<int>(porter_emu::reduce("__reduce_max_sync", m, static_cast<unsigned>(v), 4)); }
 inline unsigned __lane_id() { return static_cast<unsigned>(porter_emu::lane_id()); }
+// PTX's lane-mask registers (porter/verify/emulate.py rewrites the asm that reads one): every lane of
+// the warp counts, taking part or not; a lane past the top bit shifts to 0
+inline porter_emu::lane_mask porter_emu_lanemask_eq() { return static_cast<porter_emu::lane_mask>(1ull << porter_emu::lane_id()); }
+inline porter_emu::lane_mask porter_emu_lanemask_lt() { return static_cast<porter_emu::lane_mask>((1ull << porter_emu::lane_id()) - 1); }
+inline porter_emu::lane_mask porter_emu_lanemask_le() { return static_cast<porter_emu::lane_mask>(porter_emu_lanemask_lt() | porter_emu_lanemask_eq()); }
+inline porter_emu::lane_mask porter_emu_lanemask_gt() { return static_cast<porter_emu::lane_mask>(porter_emu::kFullMask & ~static_cast<unsigned long long>(porter_emu_lanemask_le())); }
+inline porter_emu::lane_mask porter_emu_lanemask_ge() { return static_cast<porter_emu::lane_mask>(porter_emu::kFullMask & ~static_cast<unsigned long long>(porter_emu_lanemask_lt())); }
+// HIP's own: the lanes below or above the caller among those taking part (a ballot of 1)
+inline unsigned long long __lanemask_lt() { return porter_emu_lanemask_lt() & static_cast<unsigned long long>(__activemask()); }
+inline unsigned long long __lanemask_gt() { return porter_emu_lanemask_gt() & static_cast<unsigned long long>(__activemask()); }
+inline unsigned long long __lanemask_eq() { return porter_emu_lanemask_eq(); }
 
 // -- bit intrinsics -----------------------------------------------------------------------------------
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
