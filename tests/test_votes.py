@@ -185,6 +185,7 @@ def test_a_ptx_lane_mask_register_is_a_lane_mask_where_it_lands(tmp_path):
         ("unsigned mask;", "auto"),  # widened with the rewrite
         ("unsigned long long mask;", "auto"),  # 64 bits already
         ("unsigned mask, other;", "suggested"),  # widening the line would widen `other` too
+        ("int mask;", "suggested"),  # made unsigned, its shifts and comparisons would change on NVIDIA
     ],
 )
 def test_a_lane_mask_register_is_rewritten_only_with_its_variable_widened(tmp_path, declaration, fix):

@@ -11,11 +11,12 @@ from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import block_rows
 from porter.rules.consteval import evaluate
 from porter.rules.device import literal_value, template_parameters
-from porter.rules.lane_mask import THIRTY_TWO_BIT_TYPES, WIDE_MASK_TYPES
+from porter.rules.lane_mask import WIDE_MASK_TYPES
 from porter.rules.portable import LANE_MASK_TYPE
 from porter.rules.ptx import AsmStatement, fill_template, looks_like_ptx, lop3_expression, opcode
 
 IDENT_ONLY = re.compile(r"[A-Za-z_]\w*")
+_UNSIGNED_32_BITS = re.compile(r"^(const )?(unsigned|unsigned int|uint32_t|uint)$")
 
 WHY_PTX = """
     PTX is NVIDIA's virtual ISA: hipcc cannot assemble it, so every `asm` statement that holds
@@ -115,8 +116,8 @@ def _widened_lane_mask(ctx: FileContext, statement: AsmStatement, instruction: s
     spelled = re.sub(r"\s+", " ", ctx.source.text(declared.start_byte, declared.end_byte)).strip()
     if WIDE_MASK_TYPES.search(spelled):
         return ()
-    if not THIRTY_TWO_BIT_TYPES.match(spelled):
-        return None
+    if not _UNSIGNED_32_BITS.match(spelled):
+        return None  # a signed `int` made unsigned would shift and compare otherwise on NVIDIA too
     const = "const " if spelled.startswith("const ") else ""
     return (Edit(declared.start_byte, declared.end_byte, (const + LANE_MASK_TYPE).encode()),)
 
