@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from compilers import hip_compile
+from compilers import hip_compile, nvcc_compile
 from corpus_cases import CORPUS
 from typer.testing import CliRunner
 
@@ -180,17 +180,39 @@ def test_a_ptx_lane_mask_register_is_a_lane_mask_where_it_lands(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("declaration", "fix"),
+    ("declaration", "fix", "widened"),
     [
-        ("unsigned mask;", "auto"),  # widened with the rewrite
-        ("unsigned long long mask;", "auto"),  # 64 bits already
-        ("unsigned mask, other;", "suggested"),  # widening the line would widen `other` too
-        ("int mask;", "suggested"),  # made unsigned, its shifts and comparisons would change on NVIDIA
+        ("unsigned mask;", "auto", [b"porter_lane_mask_t"]),  # widened with the rewrite
+        ("int mask;", "auto", [b"porter_signed_lane_mask_t"]),  # an int on NVIDIA still
+        ("unsigned long long mask;", "auto", []),  # 64 bits already
+        ("unsigned mask, other;", "suggested", None),  # widening the line would widen `other` too
     ],
 )
-def test_a_lane_mask_register_is_rewritten_only_with_its_variable_widened(tmp_path, declaration, fix):
+def test_a_lane_mask_register_is_rewritten_only_with_its_variable_widened(tmp_path, declaration, fix, widened):
     (tmp_path / "k.cu").write_text(LANE_MASK_HELPER.replace("unsigned mask;", declaration))
     (finding,) = [f for f in scan([tmp_path], Config(), jobs=1).findings if f.rule == "ASM001"]
     assert finding.fix.value == fix
     if fix == "auto":
-        assert [edit.replacement for edit in finding.edits][0] == b"mask = porter_lanemask_lt()"
+        assert [edit.replacement for edit in finding.edits] == [b"mask = porter_lanemask_lt()", *widened]
+
+
+def test_a_vote_kept_in_a_signed_int_stays_signed_on_nvidia(tmp_path):
+    """`int votes = __ballot_sync(…)`: widened to porter_signed_lane_mask_t, an int on NVIDIA still,
+    so `votes >> 1` shifts in the sign and `votes < 0` reads lane 31 there as the code wrote it;
+    porter_lane_mask_t would make both unsigned. The port builds for both vendors."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "k.cu").write_text(
+        "__global__ void k(const int* f, int* out) {\n"
+        "  int votes = __ballot_sync(0xffffffff, f[threadIdx.x] > 0);\n"
+        "  unsigned kept = __ballot_sync(0xffffffff, f[threadIdx.x] > 1);\n"
+        "  out[threadIdx.x] = (votes >> 1) + (votes < 0) + __popc(kept);\n}\n"
+    )
+    converted = runner.invoke(app, ["convert", str(tree), "-o", str(tmp_path / "port")])
+    assert converted.exit_code == 0, converted.output
+    port = tmp_path / "port" / "k.cu"
+    text = port.read_text()
+    assert "porter_signed_lane_mask_t votes" in text and "porter_lane_mask_t kept" in text
+    for compile in (lambda: hip_compile(port, tmp_path, ("gfx942", "gfx1100")), lambda: nvcc_compile(port, tmp_path)):
+        built = compile()
+        assert built.returncode == 0, built.stderr[-2000:]

@@ -11,12 +11,10 @@ from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import block_rows
 from porter.rules.consteval import evaluate
 from porter.rules.device import literal_value, template_parameters
-from porter.rules.lane_mask import WIDE_MASK_TYPES
-from porter.rules.portable import LANE_MASK_TYPE
+from porter.rules.lane_mask import THIRTY_TWO_BIT_TYPES, WIDE_MASK_TYPES, widened_mask_type
 from porter.rules.ptx import AsmStatement, fill_template, looks_like_ptx, lop3_expression, opcode
 
 IDENT_ONLY = re.compile(r"[A-Za-z_]\w*")
-_UNSIGNED_32_BITS = re.compile(r"^(const )?(unsigned|unsigned int|uint32_t|uint)$")
 
 WHY_PTX = """
     PTX is NVIDIA's virtual ISA: hipcc cannot assemble it, so every `asm` statement that holds
@@ -116,10 +114,10 @@ def _widened_lane_mask(ctx: FileContext, statement: AsmStatement, instruction: s
     spelled = re.sub(r"\s+", " ", ctx.source.text(declared.start_byte, declared.end_byte)).strip()
     if WIDE_MASK_TYPES.search(spelled):
         return ()
-    if not _UNSIGNED_32_BITS.match(spelled):
-        return None  # a signed `int` made unsigned would shift and compare otherwise on NVIDIA too
-    const = "const " if spelled.startswith("const ") else ""
-    return (Edit(declared.start_byte, declared.end_byte, (const + LANE_MASK_TYPE).encode()),)
+    if not THIRTY_TWO_BIT_TYPES.match(spelled):
+        return None
+    # a signed `int` takes the signed mask type, an int on NVIDIA still: its shifts and comparisons stay
+    return (Edit(declared.start_byte, declared.end_byte, widened_mask_type(spelled)),)
 
 
 def _declared_type_before(ctx: FileContext, statement: AsmStatement, name: str):

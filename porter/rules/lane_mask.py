@@ -98,6 +98,17 @@ MASK_TAKING = frozenset(
     }
 )  # fmt: skip
 THIRTY_TWO_BIT_TYPES = re.compile(r"^(const )?(unsigned|unsigned int|int|signed|signed int|uint32_t|int32_t|uint)$")
+_SIGNED_32_BITS = re.compile(r"^(const )?(int|signed|signed int|int32_t)$")
+
+
+def widened_mask_type(spelled: str) -> bytes:
+    """What a 32-bit type that holds a lane mask becomes: porter_lane_mask_t, or for a signed one
+    porter_signed_lane_mask_t, an int on NVIDIA still (unsigned, its right shifts, comparisons and
+    conversions to wider types would change meaning there)."""
+    signed = _SIGNED_32_BITS.match(re.sub(r"\s+", " ", spelled).strip())
+    return (portable.SIGNED_LANE_MASK_TYPE if signed else portable.LANE_MASK_TYPE).encode()
+
+
 BIT_OPS = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll"}
 MASK_NAME = re.compile(r"(?i)mask")
 
@@ -298,7 +309,7 @@ def _thirty_two_bit_parameter(
         yield MASK_TRUNCATED.finding(
             ctx, type_node.start_byte, type_node.end_byte,
             says(name, type_text) + ": a wave64 mask has 64 bits",
-            edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
+            edits=(Edit(type_node.start_byte, type_node.end_byte, widened_mask_type(type_text)),),
         )  # fmt: skip
 
 
@@ -406,7 +417,7 @@ def _truncated_votes(ctx: FileContext) -> Iterable[Finding]:
             outer = _outside_parentheses(text)
             if call is None or re.search(r"__popc|__ffs|__clz|!=|==|\?", outer):
                 continue
-            edits = (Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),)
+            edits = (Edit(type_node.start_byte, type_node.end_byte, widened_mask_type(type_text)),)
             yield MASK_TRUNCATED.finding(
                 ctx, type_node.start_byte, type_node.end_byte, f"{call if call.startswith('`') else f'`{call}`'} holds a 64-bit mask on wave64; `{type_text}` keeps 32 bits",
                 edits=edits + _narrowing_cast(ctx, value),
@@ -433,13 +444,13 @@ def _narrowing_cast(ctx: FileContext, value: tree_sitter.Node) -> tuple[Edit, ..
         if cast_type is not None:
             text = re.sub(r"\s+", " ", ctx.source.text(cast_type.start_byte, cast_type.end_byte)).strip()
             if THIRTY_TWO_BIT_TYPES.match(text):
-                return (Edit(cast_type.start_byte, cast_type.end_byte, portable.LANE_MASK_TYPE.encode()),)
+                return (Edit(cast_type.start_byte, cast_type.end_byte, widened_mask_type(text)),)
         return ()
     text = ctx.source.text(value.start_byte, value.end_byte)
     cast = _STATIC_CAST.match(text)
     if cast is not None and THIRTY_TWO_BIT_TYPES.match(re.sub(r"\s+", " ", cast.group(1))):
         start = value.start_byte + encoded_length(text[: cast.start(1)])
-        return (Edit(start, start + encoded_length(cast.group(1)), portable.LANE_MASK_TYPE.encode()),)
+        return (Edit(start, start + encoded_length(cast.group(1)), widened_mask_type(cast.group(1))),)
     return ()
 
 
@@ -459,7 +470,7 @@ def _narrow_vote_wrappers(ctx: FileContext) -> Iterable[Finding]:
             yield MASK_TRUNCATED.finding(
                 ctx, type_node.start_byte, type_node.end_byte,
                 f"`{info.name.split('(')[0].strip()}` returns a lane mask, 64 bits on wave64, as `{type_text}`",
-                edits=(Edit(type_node.start_byte, type_node.end_byte, portable.LANE_MASK_TYPE.encode()),),
+                edits=(Edit(type_node.start_byte, type_node.end_byte, widened_mask_type(type_text)),),
             )  # fmt: skip
 
 
@@ -515,7 +526,13 @@ def _lane_bits(ctx: FileContext) -> Iterable[Finding]:
         shown = f"{literal} << {count}" if len(literal) + len(count) < 60 else f"{literal} << …"
         edits = [Edit(left.start_byte, left.end_byte, f"(({portable.LANE_MASK_TYPE}){literal})".encode())]
         if narrow is not None:  # the variable that keeps it must widen too, or the bits are cut again
-            edits.append(Edit(narrow.start_byte, narrow.end_byte, portable.LANE_MASK_TYPE.encode()))
+            edits.append(
+                Edit(
+                    narrow.start_byte,
+                    narrow.end_byte,
+                    widened_mask_type(ctx.source.text(narrow.start_byte, narrow.end_byte)),
+                )
+            )
         yield LANE_BIT_32.finding(
             ctx, left.start_byte, left.end_byte, f"`{shown}` is computed in 32 bits and overflows for lanes 32-63",
             edits=tuple(sorted(edits)),
