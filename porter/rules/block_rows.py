@@ -44,7 +44,7 @@ import tree_sitter
 
 from porter.parse import Initializer, captures, initializers, kernel_launches
 from porter.rules import portable
-from porter.rules.brackets import called_names, closing_of, function_braces, top_level_parts
+from porter.rules.brackets import body_at, called_names, function_braces, top_level_parts
 from porter.rules.consteval import CONST_QUALIFIER, HEADER_SUFFIXES, evaluate
 from porter.rules.device import (
     IDENT,
@@ -319,7 +319,6 @@ _ANY_BOUNDS = re.compile(rb"(?:__launch_bounds__|" + _PORTED_BOUNDS + rb")\s*\([
 # `void had_hf_r_128_kernel\n(`, which brackets.function_named_before does not read)
 _NAME_BEFORE_PARAMETERS = re.compile(rb"([A-Za-z_]\w*)\s*$")
 # a call's name: `f(`, `ns::f(`, `f<T, 4>(`, not a member (`a.f(`, `p->f(`)
-_BODY_LIMIT = 1 << 18  # a kernel's body read for its calls: longer is a brace the text scan mismatched
 
 
 def project_row_callers(sources: list[bytes], names: list[str], row_launches: dict[str, bool]) -> dict:
@@ -353,8 +352,7 @@ def _row_kernel_bodies(data: bytes, row_launches: dict[str, bool]) -> Iterator[t
             named = _NAME_BEFORE_PARAMETERS.search(unbounded, 0, parameters) if parameters > 0 else None
             kernel = named.group(1).decode() if named else None
             if kernel and (_ROW_BOUNDS.search(data, at, brace) or kernel in row_launches):
-                end = closing_of(data, brace, window=_BODY_LIMIT)
-                yield kernel, data[brace : end + 1] if end is not None else b""
+                yield kernel, body_at(data, brace)
         at = data.find(b"__global__", brace)
 
 

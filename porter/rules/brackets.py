@@ -124,6 +124,16 @@ def called_names(body: bytes) -> set[str]:
     return {word.decode() for word in _CALLED.findall(body)} - NOT_FUNCTIONS
 
 
+BODY_LIMIT = 1 << 18  # a function body read for its calls: longer is a brace the text scan mismatched
+
+
+def body_at(data: bytes, brace: int) -> bytes:
+    """The body whose `{` is at `brace`, braces included; empty where its `}` is not found within
+    BODY_LIMIT bytes."""
+    closing = closing_of(data, brace, window=BODY_LIMIT)
+    return data[brace : closing + 1] if closing is not None else b""
+
+
 def function_braces(data: bytes, name: str) -> Iterator[int]:
     """The offset of the `{` that opens each function `name` the text defines: `name(…) {`, `name(…) const {`."""
     word = name.encode()

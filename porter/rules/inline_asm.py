@@ -10,11 +10,9 @@ from porter.parse import captures
 from porter.rules.base import FileContext, Rule
 from porter.rules.block_rows import block_rows
 from porter.rules.consteval import evaluate
-from porter.rules.device import literal_value, template_parameters
+from porter.rules.device import IDENT, literal_value, template_parameters
 from porter.rules.lane_mask import THIRTY_TWO_BIT_TYPES, WIDE_MASK_TYPES, widened_mask_type
 from porter.rules.ptx import AsmStatement, fill_template, looks_like_ptx, lop3_expression, opcode
-
-IDENT_ONLY = re.compile(r"[A-Za-z_]\w*")
 
 WHY_PTX = """
     PTX is NVIDIA's virtual ISA: hipcc cannot assemble it, so every `asm` statement that holds
@@ -106,7 +104,7 @@ def _widened_lane_mask(ctx: FileContext, statement: AsmStatement, instruction: s
     as a vote's result is. () for any other instruction, or a variable already 64 bits wide."""
     if "%lanemask_" not in instruction:
         return ()
-    if len(statement.operands) != 1 or not IDENT_ONLY.fullmatch(statement.operands[0]):
+    if len(statement.operands) != 1 or not IDENT.fullmatch(statement.operands[0]):
         return None
     declared = _declared_type_before(ctx, statement, statement.operands[0])
     if declared is None:

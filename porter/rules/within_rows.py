@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import tree_sitter
 
-from porter.rules.brackets import called_names, closing_of, function_named_before
+from porter.rules.brackets import body_at, called_names, function_named_before
 from porter.rules.device import (
     IDENT_BYTES,
     SHUFFLE_CALLS,
@@ -406,7 +406,7 @@ def reached_warp_functions(
             known[name, hops] = any(
                 reaches(called, hops - 1)
                 for index, brace in defined[name]
-                for called in called_names(_body(texts[index], brace)) - _LANE_NEUTRAL - {name}
+                for called in called_names(body_at(texts[index], brace)) - _LANE_NEUTRAL - {name}
             )
         return known[name, hops]
 
@@ -427,17 +427,11 @@ def _header_functions(texts: list[bytes]) -> dict[str, list[tuple[int, int]]]:
     return functions
 
 
-def _body(data: bytes, brace: int) -> bytes:
-    closing = closing_of(data, brace, window=_BODY_LIMIT)
-    return data[brace : closing + 1] if closing is not None else b""
-
-
 # a function-like macro's name; without `^` and re.M the search starts from the literal `#`, 20 times
 # faster over a project's headers
 _MACRO_NAME = re.compile(rb"#[ \t]*define[ \t]+(\w+)\(")
 _BODY_OPENING = re.compile(rb"\)\s*(?:const\s*)?(?:noexcept\s*)?\{")
 _TYPE_NAMES = frozenset({"bool", "char", "short", "int", "long", "unsigned", "float", "double", "half", "void"})
-_BODY_LIMIT = 1 << 18  # a body read for its calls: longer is a brace the text scan mismatched
 
 
 CALL_DEPTH = 4  # helpers of helpers of helpers: deeper than any real header's chain
