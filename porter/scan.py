@@ -205,7 +205,10 @@ def analyze_file(
     results = [_analyze_unsettled(file, config, deep, extra_args, cap, project_constants, widened)]
     if alone:
         read_again_where_widened(
-            results, lambda _, keys: _analyze_unsettled(file, config, deep, extra_args, cap, project_constants, keys)
+            results,
+            lambda again: [
+                _analyze_unsettled(file, config, deep, extra_args, cap, project_constants, keys) for _, keys in again
+            ],
         )
         settle_project(results)
     return results[0]
@@ -313,21 +316,25 @@ def _standing_facts(ctx: FileContext) -> ProjectFacts:
 
 def read_again_where_widened(
     results: list[FileResult],
-    read_again: Callable[[int, frozenset[str]], FileResult],
+    read_again: Callable[[list[tuple[int, frozenset[str]]]], Iterable[FileResult]],
     contradicted: Callable[[set[str]], set[str]] = lambda _: set(),
 ) -> None:
     """Each file whose conclusions rest on a header's constant taken as left as written (an
     assumption, porter.rules.project) that the project widens after all, or on a function it calls
     taken as holding no warp operation that `contradicted` (the assumptions → those the project's
-    headers contradict) finds reaching one, read again knowing so: `read_again(index, keys)`
-    replaces its result. One round: a file read again rests on fewer assumptions, and what it
-    claims anew does not send the others round again."""
+    headers contradict) finds reaching one, read again knowing so: `read_again([(index, keys),
+    …])` gives their new results, in that order (a scan's pool reads them side by side). One
+    round: a file read again rests on fewer assumptions, and what it claims anew does not send the
+    others round again."""
     facts = [result.project for result in results if result.project]
     keys = settled_keys(facts) | contradicted(set().union(*(f.assumed_kept for f in facts)))
-    for index, result in enumerate(results):
-        widened = widened_assumptions(result.project, keys) if result.project else frozenset()
-        if widened:
-            results[index] = read_again(index, widened)
+    again = [
+        (index, widened)
+        for index, result in enumerate(results)
+        if result.project and (widened := widened_assumptions(result.project, keys))
+    ]
+    for (index, _), result in zip(again, read_again(again) if again else (), strict=True):
+        results[index] = result
 
 
 def settle_project(results: list[FileResult]) -> None:
@@ -605,6 +612,20 @@ def _analyze_in_worker(item: tuple[DiscoveredFile, list[str] | None, tuple]) -> 
     return result, _encoded(result) if caching and result.error is None else None
 
 
+def _read_again(pool, items, again: list[tuple[int, frozenset[str]]], run: tuple) -> Iterable[FileResult]:
+    """The files of `again` analysed anew, each knowing the assumptions of its own that the project
+    contradicts; in the run's pool where it has one (a few large files, side by side)."""
+    tasks = [(*items[index], run, widened) for index, widened in again]
+    return pool.map(_read_again_in_worker, tasks) if pool is not None else map(_read_again_in_worker, tasks)
+
+
+def _read_again_in_worker(item: tuple) -> FileResult:
+    file, extra_args, (config, deep, cap, constants), widened = item
+    result = analyze_file(file, config, deep, extra_args, cap, constants, alone=False, widened=widened)
+    gc.collect(1)
+    return result
+
+
 def scan(
     paths: list[Path],
     config: Config,
@@ -671,18 +692,18 @@ def _scan(paths, config, jobs, deep, progress, use_cache, cap) -> ScanResult:
                 gc.collect(1)  # the file's cycles, as a worker collects them (_analyze_in_worker)
                 if progress:
                     progress(file.rel)
+        if run_cache is not None and missing:
+            run_cache.store(results, encoded)  # unsettled, as analysed: settling depends on the other files
+        read_again_where_widened(
+            results,
+            lambda again: _read_again(pool, items, again, (config, deep, cap, constants)),
+            lambda assumed: reached_warp_functions(
+                assumed, lambda: _heads(_header_paths(discovery.files)), constants.warp_functions
+            ),
+        )
     finally:
         if pool is not None:
             pool.shutdown()
-    if run_cache is not None and missing:
-        run_cache.store(results, encoded)  # unsettled, as analysed: settling depends on the other files
-    read_again_where_widened(
-        results,
-        lambda i, keys: analyze_file(items[i][0], config, deep, items[i][1], cap, constants, alone=False, widened=keys),
-        lambda assumed: reached_warp_functions(
-            assumed, lambda: _heads(_header_paths(discovery.files)), constants.warp_functions
-        ),
-    )
     settle_project(results)
     return ScanResult(discovery.root, config, results, discovery, time.perf_counter() - started)
 
