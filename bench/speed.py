@@ -78,7 +78,7 @@ FLOOR = (
 
 def timed(tool: str, tree: Path, workdir: Path, cache: Path) -> dict:
     env = dict(os.environ, PORTER_CACHE=str(cache))
-    if tool == "hipify":
+    if tool in ("hipify", "tree-sitter"):
         command = [sys.executable, str(REPO / "bench" / "speed_worker.py"), tool, str(tree), str(workdir)]
     elif tool == "porter-scan-floor":
         command = [sys.executable, "-c", FLOOR, str(tree)]
@@ -138,6 +138,9 @@ RUNS = (
     # workers each run slower than one alone, and the cold scan's ratio moves with that, not the code
     ("scan cold, one core", "porter-scan-one-core"),
     ("scan cold, no rules (floor)", "porter-scan-floor"),
+    # what reading every file with tree-sitter costs by itself, on every core: no design that
+    # parses each file beats it, whatever its rules cost
+    ("tree-sitter alone", "tree-sitter"),
     ("convert cold", "porter-convert"),
     ("convert warm", "porter-convert"),
 )
@@ -202,7 +205,9 @@ def render(rows: list[dict], total: float, args) -> str:
         "  cold = empty cache, warm = the unchanged tree again (a scan replays porter.memo's record of the run,",
         "  convert reuses the per-file results); `--deep never` shows what libclang costs; `one core` (`-j 1`) what the",
         "  other cores buy; `no rules (floor)` is the cold scan with every rule family taken out (and `--deep never`):",
-        "  parse, node index, workers and start-up, the best ratio any rule code could reach;",
+        "  parse, node index, workers, start-up and the project's header pass, the best ratio any rule code could reach;",
+        "  `tree-sitter alone` parses every C-family file and runs porter's node-index query on it in a pool of",
+        "  forked workers (one per core), start-up included, and does nothing else (bench/speed_worker.py);",
         "  porter's modules compiled first, as pip would.",
         "  Each run is its own process; peak RSS from wait4.",
         "- ratio: porter's throughput over hipify's on the same tree (above 1: porter is faster).",
@@ -227,14 +232,16 @@ def render(rows: list[dict], total: float, args) -> str:
         hip, scan, shallow = (row[k]["seconds"] for k in ("hipify", "scan cold", "scan cold, --deep never"))
         convert, warm = row["convert cold"]["seconds"], row["scan warm"]["seconds"]
         one_core = row["scan cold, one core"]["seconds"]
-        if not (hip and scan and shallow and convert and warm and one_core):
+        floor, parse_only = row["scan cold, no rules (floor)"]["seconds"], row["tree-sitter alone"]["seconds"]
+        if not (hip and scan and shallow and convert and warm and one_core and floor and parse_only):
             lines.append(f"- {row['tree']}: a run failed")
             continue
         libclang = max(0.0, (scan - shallow) / scan)
         lines.append(
             f"- {row['tree']}: {row['lines']} lines, hipify {hip:.2f}s; scan {scan:.2f}s → {hip / scan:.2f}×, "
             f"convert {convert:.2f}s → {hip / convert:.2f}×; warm scan {100 * warm / scan:.0f} % of cold; "
-            f"libclang {100 * libclang:.0f} % of the cold scan; all cores {one_core / scan:.2f}× one core's speed"
+            f"libclang {100 * libclang:.0f} % of the cold scan; all cores {one_core / scan:.2f}× one core's speed; "
+            f"floor (no rules) {hip / floor:.2f}×, tree-sitter alone {hip / parse_only:.2f}×"
         )
     return "\n".join(lines) + "\n"
 
