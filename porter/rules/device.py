@@ -162,7 +162,8 @@ _NO_CLASSES: frozenset = frozenset()
 _POSITION_CLASSES = frozenset({VarClass.THREAD, VarClass.LANE, VarClass.WARP})
 _READS_THREAD = re.compile(r"\bthreadIdx\s*\.\s*[xyz]\b|thread_rank\s*\(|\bthreadIdx\b")
 _COUNTS_BITS = re.compile(r"__popc|__ffs|__clz")
-_LANE_ARITHMETIC = re.compile(r"(&(31|0x1[fF])|%32|%\w*(WARP|warp|Warp)\w*)(?!\w)")
+# a lane: `& 31`, `% 32`, or taken with a warp width's name, `% warpSize`, `& (WARP_SIZE - 1)`
+_LANE_ARITHMETIC = re.compile(r"(&(31|0x1[fF])|%32|%\w*(WARP|warp|Warp)\w*|&\(\w*(WARP|warp|Warp)\w*-1\))(?!\w)")
 _WARP_ARITHMETIC = re.compile(r"(/32|>>5|/\w*(WARP|warp|Warp)\w*)(?!\w)")
 _NAMED_DIVISOR = re.compile(r"(%|&|/|>>)\(?[A-Za-z_]")
 

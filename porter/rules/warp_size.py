@@ -1289,7 +1289,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
         value = warp_value(ctx, right)
         if value is None and operator == "/" and _float_literal(ctx, right) == 32.0:
             value = 32  # blockDim.x / 32.f: a warp count in floating point
-        if is_last_lane_test(operator, value) and lane_valued(ctx, left) and facts.is_device_code(node):
+        if is_last_lane_test(operator, value) and _tests_a_lane(ctx, left) and facts.is_device_code(node):
             # `lane == 31`, `(lane + d) > 31`, `lane < 32`: the edge of a 32-lane warp (a scan's
             # total, a leader at the end, a neighbour past the end)
             replacement = f"({portable.WARP_SIZE} - 1)" if value == 31 else portable.WARP_SIZE
@@ -1302,13 +1302,7 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
         if (operator, value) not in ARITHMETIC:
             continue
         on_device = facts.is_device_code(node) or _reads_thread_builtins(ctx, left)
-        if (
-            on_device
-            and is_lane_arithmetic(ctx, node, left, operator)
-            and not _bit_ladder_step(ctx, node, left)
-            and not _fixed_by_constexpr_test(ctx, node, value)
-            and not _never_read(ctx, node)
-        ):
+        if on_device and _widened_lane_arithmetic(ctx, node, left, operator, value):
             yield LANE_ARITHMETIC.finding(
                 ctx,
                 right.start_byte,
@@ -1332,6 +1326,42 @@ def _arithmetic(ctx: FileContext) -> Iterable[Finding]:
                 f"`{short_text(ctx, left)} {operator} {value}` counts warps of 32 threads; on wave64 a warp has 64",
                 edits=_rounding_edits(ctx, node, left, right, _host_warp_size(ctx, node)) if operator == "/" else (),
             )
+
+
+def _widened_lane_arithmetic(
+    ctx: FileContext, node: tree_sitter.Node, left: tree_sitter.Node, operator: str, value: int | None
+) -> bool:
+    """Does WRP001 widen `left operator value` (`threadIdx.x & 31`, `tid / 32`) on the device: a lane
+    or warp id taken with a warp width's literal, not a bitset's word, a ladder's step, a width a
+    constexpr test fixes or a value nothing reads?"""
+    return (
+        is_lane_arithmetic(ctx, node, left, operator)
+        and not _bit_ladder_step(ctx, node, left)
+        and not _fixed_by_constexpr_test(ctx, node, value)
+        and not _never_read(ctx, node)
+    )
+
+
+def _tests_a_lane(ctx: FileContext, node: tree_sitter.Node) -> bool:
+    """Is the operand of a last-lane test (`== 31`, `< 32`) a lane: a lane id by dataflow
+    (lane_valued), a lane taken in place that WRP001 widens, `(threadIdx.x & 31) == 31`, or one
+    taken with the wavefront's own width, `(threadIdx.x % warpSize) == 31`? Widened to the
+    wavefront's lanes and compared with 31, the test picks lane 31 of 64: the middle, whose value (a
+    scan's running total) covers half the wavefront. Where WRP001 leaves the `& 31` as written, the
+    31 it is compared with stays too."""
+    inner = unparenthesized(node)
+    parts = binary_parts(inner, ctx.source) if inner.type == "binary_expression" else None
+    if parts is None:
+        return lane_valued(ctx, inner)
+    left, operator, right = parts
+    if operator in ("+", "-"):  # `((threadIdx.x & 31) + d) > 31`: a neighbour past the last lane
+        return _tests_a_lane(ctx, left)
+    if operator not in ("&", "%"):
+        return False
+    value = warp_value(ctx, right)
+    if (operator, value) in ARITHMETIC:
+        return _widened_lane_arithmetic(ctx, inner, left, operator, value)
+    return _is_lane(ctx, inner)  # `threadIdx.x % warpSize`: the wavefront's lane already
 
 
 def _never_read(ctx: FileContext, node: tree_sitter.Node) -> bool:
