@@ -52,7 +52,7 @@ def test_ports_that_are_right_pass_at_both_widths(emulated):
 def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
     result = emulated
     planted = {c.name for c in result.cases if c.name.endswith("planted")} - {EMBEDDED_PLANTED, *WAVE64_PLANTED}
-    assert len(planted) == 38
+    assert len(planted) == 39
     for name in planted:
         rows = verdicts(result, name)
         # caught: wrong outputs, or an access out of bounds (tile_column_sums_planted writes past its tile)

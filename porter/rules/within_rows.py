@@ -263,14 +263,17 @@ def _per_function(ctx, key: str, function: tree_sitter.Node, answer):
 
 
 def _within_32(ctx, name: str, call: tree_sitter.Node) -> bool:
-    """A shuffle given a width of 32 or less (a literal), or a butterfly whose offset stays below
-    32: a literal, or the counter of a loop that halves from 16 or less, or doubles below 32."""
+    """A shuffle given a width of 32 or less (a literal), a butterfly whose offset stays below 32 (a
+    literal, or the counter of a loop that halves from 16 or less, or doubles below 32), or an index
+    shuffle whose source lane is taken modulo 32 (_permutes_32_lanes)."""
     offset, width = shuffle_operands(name, call)
     if name.endswith("_sync") and not _all_lanes(ctx, call):
         return False  # a mask made from the lanes (`15 << (lane & ~3)`) names the lower half's on wave64
     width_value = int_value(width, ctx.source)
     if width is not None:
         return width_value in _WIDTHS
+    if _permutes_32_lanes(ctx, name, offset):
+        return True
     if not name.startswith("__shfl_xor") or offset is None:
         return False
     offset = unparenthesized(offset)
@@ -278,6 +281,22 @@ def _within_32(ctx, name: str, call: tree_sitter.Node) -> bool:
     if value is not None:
         return 0 <= value < 32
     return offset.type == "identifier" and _ladder_below_32(ctx, offset)
+
+
+_INDEX_SHUFFLES = frozenset({"__shfl", "__shfl_sync"})
+_MODULO_32 = frozenset({("%", 32), ("&", 31)})
+
+
+def _permutes_32_lanes(ctx, name: str, source: tree_sitter.Node | None) -> bool:
+    """An index shuffle whose source lane the code takes modulo 32 (`(lane + 1) % 32`, `(lane + k)
+    & 31`): a permutation within each 32 lanes (a rotation, a transpose), whose result is laid out
+    in 32s. Widened to the wavefront, the rotation would wrap at lane 63 and move lane 31's value
+    into lane 32; given the row's width (ROW_SHUFFLE), each 32 lanes permute among themselves."""
+    if name not in _INDEX_SHUFFLES or source is None:
+        return False
+    source = unparenthesized(source)
+    parts = binary_parts(source, ctx.source) if source.type == "binary_expression" else None
+    return parts is not None and (parts[1], int_value(parts[2], ctx.source)) in _MODULO_32
 
 
 def _all_lanes(ctx, call: tree_sitter.Node) -> bool:
