@@ -61,7 +61,7 @@ def test_planted_wave32_ports_fail_at_64_lanes_and_pass_at_32(emulated):
         assert rows["gfx1100"].status == "pass", rows["gfx1100"]
 
 
-FAULTS = {"divergent_barrier", "lane_table_overflow", "oversized_block"}
+FAULTS = {"divergent_barrier", "lane_table_overflow", "oversized_block", "warp_synchronous_race"}
 EMBEDDED_PLANTED = "embedded_row_sums_planted"
 # HIP ports written on CDNA for 64 lanes (`written_for = 64`): name, port, its wrong blocks at 32
 # lanes, and the (line, rule) porter's scan at gfx1100 reports
@@ -157,6 +157,12 @@ def test_a_deadlock_is_a_hang_and_an_overrun_is_an_error(emulated):
     assert {row.status for row in oversized.values()} == {"error"}, oversized
     assert "2048 threads: more than 1024 threads in a block" in oversized["gfx942"].reason
     assert "oversized_block" in oversized["gfx942"].reason
+    # a warp-synchronous race: the original's sum changes with the order its lanes run in, so it is
+    # no reference, and no port is judged against it
+    race = verdicts(result, "warp_synchronous_race")
+    assert race["cpu-w32"].status == "error" and race["cpu-w32"].reason.startswith("a race"), race["cpu-w32"]
+    assert {race[t].status for t in ("gfx942", "gfx1100")} == {"not-run"}, race
+    assert "the original has a race" in race["gfx942"].reason
     assert not result.failed, [c for c in result.cases if c.status not in ("pass",)]
 
 

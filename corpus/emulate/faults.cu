@@ -30,3 +30,25 @@ __global__ void lane_table_overflow(const int* in, int* out) {
 // refuses the launch (cudaErrorInvalidConfiguration) and the kernel never runs; the CPU device could
 // run it, and must refuse it too (a port that widened 32 warps of 32 lanes would pass otherwise).
 __global__ void oversized_block(int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = threadIdx.x; }
+
+// A shared-memory block sum finished warp-synchronously, `s[tid] += s[tid + d]` between
+// `__syncwarp()`s: a lane reads the slot another lane of its warp writes in the same step, a race
+// under independent thread scheduling (CUDA's programming guide writes each step as a read, a
+// `__syncwarp()`, then the write). Its sum depends on the order the lanes run in: the CPU device
+// reports the race, and takes neither order's sum for the reference.
+__global__ void warp_synchronous_race(const float* in, float* out) {
+  __shared__ float s[128];
+  const int tid = threadIdx.x;
+  s[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  if (tid < 64) s[tid] += s[tid + 64];
+  __syncthreads();
+  if (tid < 32) {
+    volatile float* v = s;
+    for (int d = 32; d > 0; d >>= 1) {
+      v[tid] += v[tid + d];
+      __syncwarp();  // expect: SYN002
+    }
+  }
+  if (tid == 0) out[blockIdx.x] = s[0];
+}

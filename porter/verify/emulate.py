@@ -194,11 +194,18 @@ def compile_harness(
 
 
 def run_harness(
-    executable: Path, outputs: Path, tree: Path | None = None, timeout: float = TIMEOUT_SECONDS
+    executable: Path,
+    outputs: Path,
+    tree: Path | None = None,
+    timeout: float = TIMEOUT_SECONDS,
+    descending: bool = False,
 ) -> tuple[str, str]:
-    """(status, message): `ran`, or `hang` / `error` with the emulator's own words (paths relative to `tree`)."""
+    """(status, message): `ran`, or `hang` / `error` with the emulator's own words (paths relative to `tree`).
+    `descending` runs each block's ready threads in reverse order (porter_emu.h lanes_descending)."""
     outputs.mkdir(parents=True, exist_ok=True)
     environment = {"PORTER_EMU_TIMEOUT": str(timeout), "PATH": "/usr/bin:/bin"}
+    if descending:
+        environment["PORTER_EMU_ORDER"] = "descending"
     try:
         done = subprocess.run(
             [str(executable), str(outputs)], capture_output=True, text=True, timeout=timeout + 30, env=environment

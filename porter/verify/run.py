@@ -347,6 +347,8 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
     reference_outputs = _emulated_run(case, original, harness.harness_name(case), 32, work, reference, "original")
     if reference_outputs is not None:
         reference.status, reference.reason = "pass", "reference run on the CPU at 32 lanes"
+        if (race := _order_dependent(case, work, original, reference_outputs)) is not None:
+            reference.status, reference.reason, reference_outputs = "error", race, None
     by_build: dict[tuple, CaseResult] = {}  # targets of one width (and one set of macros) share one run
     for row in rows[1:]:
         if row.reason:  # not runnable on this target (a kernel on matrix cores it lacks)
@@ -358,6 +360,8 @@ def _emulate_case(case: Case, targets: tuple[str, ...], trees: tuple[Path, Path]
             outputs = _emulated_run(case, port_tree, port_harness, width, work, row, label, defines)
             if outputs is not None and reference_outputs is not None:
                 _compare_outputs(case, row, reference_outputs, outputs)
+            elif outputs is not None and reference.reason and reference.reason.startswith(RACE):
+                row.reason = "not compared: the original has a race (its own row says where)"
             elif outputs is not None:
                 row.reason = f"not compared: the original did not run ({reference.reason})"
             by_build[width, defines] = row
@@ -406,6 +410,30 @@ def _emulated_run(case, tree: Path, harness_file: str, width: int, work: Path, r
         row.status, row.reason = status, message
         return None
     return outputs
+
+
+def _order_dependent(case, work: Path, tree: Path, reference: Path) -> str | None:
+    """Why the original's outputs are no reference, where they change with the order the CPU device
+    runs a block's threads in (its threads in reverse): a race between lanes or warps that read what
+    another writes with no `__syncwarp` or `__syncthreads` between (the warp-synchronous
+    `s[tid] += s[tid + 16]` of a shared-memory reduction), whose outcome on a GPU no one order
+    stands for. None where they do not change."""
+    executable = work / "bin" / f"{case.name}-emu-original"
+    outputs = work / "outputs" / case.name / "emu-original-descending"
+    status, _ = emulate.run_harness(executable, outputs, tree, descending=True)
+    if status != "ran":
+        return None  # a fault only one order meets is the port's runs' to report
+    check = CaseResult(case.name, Variant.EMU_ORIGINAL, "cpu-w32", "not-run")
+    _compare_outputs(case, check, reference, outputs)
+    if check.status == "pass":
+        return None
+    return (
+        f"{RACE}: its outputs change with the order its threads run in ({check.reason}); lanes or warps read "
+        "what others write with no __syncwarp or __syncthreads between, and no one order stands for a GPU's"
+    )
+
+
+RACE = "a race"  # how an original whose outputs depend on its threads' order is reported (_order_dependent)
 
 
 def _copy_verdict(source: CaseResult, row: CaseResult) -> None:

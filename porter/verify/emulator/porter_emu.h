@@ -341,7 +341,11 @@ inline void collective(int kind, const char* name, unsigned long long mask, bool
   current_fiber->wait = Wait::kWarp;
   current_fiber->site = name;
   try_release(index);
-  while (current_fiber->wait == Wait::kWarp) yield_to_scheduler();
+  // the lane whose arrival released the others waits its turn too: the warp's lanes resume in the
+  // scheduler's order, none run ahead into the next step (lanes that read what another writes
+  // between two collectives race, and the scheduler's order is what verify varies to find it)
+  do yield_to_scheduler();
+  while (current_fiber->wait == Wait::kWarp);
   std::memcpy(result, warp.output[lane], kSlot);
 }
 
@@ -397,7 +401,8 @@ inline void barrier(const char* name) {
   } else {
     try_release(warp_id());  // lanes of its warp that diverged to a collective without a mask go on alone
   }
-  while (current_fiber->wait == Wait::kBarrier) yield_to_scheduler();
+  do yield_to_scheduler();  // the last to arrive resumes in the scheduler's order, as collective's lanes do
+  while (current_fiber->wait == Wait::kBarrier);
 }
 
 // -- running a grid -----------------------------------------------------------------------------------
@@ -444,6 +449,15 @@ inline void describe_deadlock(Block& block) {
   stop(124, "hang", detail);
 }
 
+// The order each round runs the block's ready threads in: the threads' order by default, the
+// reverse under PORTER_EMU_ORDER=descending. A kernel whose outputs differ between the two has
+// threads that read what others write with no barrier or warp collective between: a race, whose
+// outcome on a GPU no order of the CPU device's can stand for.
+inline bool lanes_descending() {
+  const char* text = std::getenv("PORTER_EMU_ORDER");
+  return text != nullptr && std::strcmp(text, "descending") == 0;
+}
+
 inline void run_block(const Launch& launch, uint3 index, std::function<void()>& body) {
   Block block;
   block.launch = &launch;
@@ -469,9 +483,11 @@ inline void run_block(const Launch& launch, uint3 index, std::function<void()>& 
     makecontext(&fiber.context, reinterpret_cast<void (*)()>(fiber_entry), 2, 0u, 0u);
   }
   unsigned long long events = 0, polls_without_event = 0;
+  const bool descending = lanes_descending();
   while (block.live > 0) {
     bool progressed = false;
-    for (Fiber& fiber : block.fibers) {
+    for (int t = 0; t < block.threads; ++t) {
+      Fiber& fiber = block.fibers[descending ? block.threads - 1 - t : t];
       if (fiber.wait != Wait::kNone) continue;
       current_fiber = &fiber;
       swapcontext(&block.scheduler, &fiber.context);
