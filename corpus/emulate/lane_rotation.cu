@@ -10,3 +10,11 @@ __global__ void lane_rotation(const float* in, float* out) {
   const int lane = threadIdx.x % 32;
   out[i] = __shfl_sync(0xffffffff, in[i], (lane + 1) % 32);  // expect: SYN001 WRP016 MSK001
 }
+
+// The same rotation with the source lane left to wrap: CUDA reads a source past the warp's 32
+// lanes modulo 32, so `lane + 1` is lane 0 for lane 31, as `(lane + 1) % 32` is.
+__global__ void lane_rotation_wrap(const float* in, float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x % 32;
+  out[i] = __shfl_sync(0xffffffff, in[i], lane + 1);  // expect: SYN001 WRP016 MSK001
+}

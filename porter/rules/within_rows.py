@@ -289,14 +289,34 @@ _MODULO_32 = frozenset({("%", 32), ("&", 31)})
 
 def _permutes_32_lanes(ctx, name: str, source: tree_sitter.Node | None) -> bool:
     """An index shuffle whose source lane the code takes modulo 32 (`(lane + 1) % 32`, `(lane + k)
-    & 31`): a permutation within each 32 lanes (a rotation, a transpose), whose result is laid out
-    in 32s. Widened to the wavefront, the rotation would wrap at lane 63 and move lane 31's value
-    into lane 32; given the row's width (ROW_SHUFFLE), each 32 lanes permute among themselves."""
+    & 31`), or leaves to wrap at the warp's 32 lanes, as CUDA defines a source past the width
+    (`lane + 1`, `lane - d`, with `lane` a thread's `% 32`): a permutation within each 32 lanes (a
+    rotation, a transpose), whose result is laid out in 32s. Widened to the wavefront, the rotation
+    would wrap at lane 63 and move lane 32's value into lane 31; given the row's width
+    (ROW_SHUFFLE), each 32 lanes permute among themselves."""
     if name not in _INDEX_SHUFFLES or source is None:
         return False
     source = unparenthesized(source)
     parts = binary_parts(source, ctx.source) if source.type == "binary_expression" else None
-    return parts is not None and (parts[1], int_value(parts[2], ctx.source)) in _MODULO_32
+    if parts is None:
+        return False
+    left, operator, right = parts
+    if (operator, int_value(right, ctx.source)) in _MODULO_32:
+        return True
+    return operator in ("+", "-") and (_below_32(ctx, left) or (operator == "+" and _below_32(ctx, right)))
+
+
+def _below_32(ctx, node: tree_sitter.Node, hops: int = 2) -> bool:
+    """A lane of 32 by its arithmetic: `x % 32`, `x & 31`, or a name the function binds only to such
+    values (`const int lane = threadIdx.x % 32`)."""
+    node = unparenthesized(node)
+    if node.type == "binary_expression":
+        parts = binary_parts(node, ctx.source)
+        return parts is not None and (parts[1], int_value(parts[2], ctx.source)) in _MODULO_32
+    if node.type != "identifier" or hops == 0:
+        return False
+    values = ctx.device.values_bound(ctx.device.function_of(node), ctx.source.text(node.start_byte, node.end_byte))
+    return bool(values) and all(_below_32(ctx, value, hops - 1) for value in values)
 
 
 def _all_lanes(ctx, call: tree_sitter.Node) -> bool:
