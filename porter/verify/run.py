@@ -396,9 +396,14 @@ def _no_matrix_cores(target_id: str) -> str | None:
     return f"{WMMA_HEADER} runs WMMA on MFMA matrix cores, which {target_id} lacks"
 
 
+def _emulated_executable(case, work: Path, label: str) -> Path:
+    """Where _emulated_run builds a case's harness for one run (`original`, `port-w64`, …)."""
+    return work / "bin" / f"{case.name}-emu-{label}"
+
+
 def _emulated_run(case, tree: Path, harness_file: str, width: int, work: Path, row: CaseResult, label: str, defines=()):
     """Build and run one harness on the CPU device; the outputs' folder, or None with the row's status set."""
-    executable = work / "bin" / f"{case.name}-emu-{label}"
+    executable = _emulated_executable(case, work, label)
     executable.parent.mkdir(parents=True, exist_ok=True)
     ok, log = emulate.compile_harness(tree / harness_file, tree, width, executable, defines)
     if not ok:
@@ -418,7 +423,7 @@ def _order_dependent(case, work: Path, tree: Path, reference: Path) -> str | Non
     another writes with no `__syncwarp` or `__syncthreads` between (the warp-synchronous
     `s[tid] += s[tid + 16]` of a shared-memory reduction), whose outcome on a GPU no one order
     stands for. None where they do not change."""
-    executable = work / "bin" / f"{case.name}-emu-original"
+    executable = _emulated_executable(case, work, "original")
     outputs = work / "outputs" / case.name / "emu-original-descending"
     status, _ = emulate.run_harness(executable, outputs, tree, descending=True)
     if status != "ran":
